@@ -1,0 +1,25 @@
+// ONNX model import: reads a .onnx file (protobuf), resolves external data inside the model's
+// folder, inlines model-local functions, and maps every node into kiln's core ops.
+#pragma once
+
+#include "ir/graph.h"
+
+#include <string>
+
+namespace kiln::onnx_fe {
+
+struct ImportOptions {
+  int64_t max_tensor_bytes = int64_t(4) << 30; // per initializer / external data file
+};
+
+// Imports the model; the module has one function "main" whose params are the graph inputs that
+// have no initializer, in order, and whose results are the graph outputs.
+// On failure the message lists every node that could not be imported.
+Result<std::unique_ptr<Module>> import_file(const std::string &path, const ImportOptions &opt = {});
+Result<std::unique_ptr<Module>> import_bytes(const std::string &bytes, const std::string &base_dir,
+                                             const ImportOptions &opt = {});
+
+// Reads a serialized TensorProto (.pb test data).
+Result<Tensor> read_tensor_pb(const std::string &path);
+
+} // namespace kiln::onnx_fe

@@ -1,0 +1,18 @@
+#include "passes/pass.h"
+
+namespace kiln {
+
+const std::vector<Pass> &all_passes() {
+  static const std::vector<Pass> passes = {
+      {"dce", "removes ops whose results are unused and that have no side effects", run_dce},
+  };
+  return passes;
+}
+
+const Pass *find_pass(std::string_view name) {
+  for (const Pass &p : all_passes())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+} // namespace kiln

@@ -1,0 +1,81 @@
+#include "support/dtype.h"
+#include "support/half.h"
+#include "support/status.h"
+
+#include <cmath>
+
+namespace kiln {
+
+void assert_fail(const char *expr, const char *file, int line, const char *msg) {
+  std::fprintf(stderr, "kiln internal error: %s (%s) at %s:%d\n", msg, expr, file, line);
+  std::abort();
+}
+
+size_t dtype_size(DType t) {
+  switch (t) {
+#define KILN_X(id, name, size)                                                                     \
+  case DType::id:                                                                                  \
+    return size;
+    KILN_DTYPE_LIST(KILN_X)
+#undef KILN_X
+  }
+  return 0;
+}
+
+std::string_view dtype_name(DType t) {
+  switch (t) {
+#define KILN_X(id, name, size)                                                                     \
+  case DType::id:                                                                                  \
+    return name;
+    KILN_DTYPE_LIST(KILN_X)
+#undef KILN_X
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(std::string_view s) {
+#define KILN_X(id, name, size)                                                                     \
+  if (s == name) return DType::id;
+  KILN_DTYPE_LIST(KILN_X)
+#undef KILN_X
+  return std::nullopt;
+}
+
+uint16_t f32_to_f16(float f) {
+  uint32_t x = f32_bits(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t exp = (x >> 23) & 0xffu;
+  uint32_t man = x & 0x7fffffu;
+  if (exp == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (man ? 0x200u : 0u));
+  int e = static_cast<int>(exp) - 127 + 15;
+  if (e >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10) return static_cast<uint16_t>(sign);
+    man |= 0x800000u;
+    int shift = 14 - e;
+    uint32_t half_man = man >> shift;
+    uint32_t rem = man & ((1u << shift) - 1u);
+    uint32_t halfway = 1u << (shift - 1);
+    if (rem > halfway || (rem == halfway && (half_man & 1u))) ++half_man;
+    return static_cast<uint16_t>(sign | half_man);
+  }
+  uint32_t h = sign | (static_cast<uint32_t>(e) << 10) | (man >> 13);
+  uint32_t rem = man & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h; // may carry into exponent: correct
+  return static_cast<uint16_t>(h);
+}
+
+float f16_to_f32(uint16_t h) {
+  uint32_t sign = (static_cast<uint32_t>(h) & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t man = h & 0x3ffu;
+  if (exp == 0) {
+    if (man == 0) return f32_from_bits(sign);
+    float v = std::ldexp(static_cast<float>(man), -24);
+    return sign ? -v : v;
+  }
+  if (exp == 31) return f32_from_bits(sign | 0x7f800000u | (man << 13));
+  return f32_from_bits(sign | ((exp - 15 + 127) << 23) | (man << 13));
+}
+
+} // namespace kiln

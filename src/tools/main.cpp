@@ -1,0 +1,17 @@
+#include "tools/tools.h"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char **argv) {
+  CLI::App app{"kiln: an ML compiler for Vulkan"};
+  app.require_subcommand(1);
+  kiln::tools::add_run_command(app);
+  kiln::tools::add_conform_command(app);
+  kiln::tools::add_opt_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e);
+  }
+  return 0;
+}

@@ -1,0 +1,180 @@
+// kiln run: imports a model, runs it on a device, writes one .npy per output; optional
+// comparison with golden outputs and top-k classes for the demo.
+#include "exec/executor.h"
+#include "frontend/onnx/importer.h"
+#include "support/npy.h"
+#include "tools/tools.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <numeric>
+
+namespace kiln::tools {
+
+namespace fs = std::filesystem;
+
+Result<Tensor> load_tensor_file(const std::string &path) {
+  if (path.size() > 3 && path.substr(path.size() - 3) == ".pb") return onnx_fe::read_tensor_pb(path);
+  KILN_ASSIGN(NpyArray a, read_npy(path));
+  Tensor t(a.dtype, a.shape);
+  if (!a.bytes.empty()) std::memcpy(t.raw_mut(), a.bytes.data(), a.bytes.size());
+  return t;
+}
+
+Status save_npy(const std::string &path, const Tensor &t) {
+  return write_npy(path, t.dtype(), t.shape(), t.raw(), t.nbytes());
+}
+
+Compare compare_tensors(const Tensor &got, const Tensor &want, double rtol, double atol) {
+  Compare c;
+  if (got.dtype() != want.dtype()) {
+    c.ok = false;
+    c.reason = fmt::format("dtype {} but expected {}", dtype_name(got.dtype()), dtype_name(want.dtype()));
+    return c;
+  }
+  if (got.shape() != want.shape()) {
+    c.ok = false;
+    c.reason = fmt::format("shape [{}] but expected [{}]", shape_str(got.shape()), shape_str(want.shape()));
+    return c;
+  }
+  int64_t bad = 0, first_bad = -1;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    bool ok;
+    double err = 0;
+    if (is_float(got.dtype())) {
+      double a = got.get_f64(i), b = want.get_f64(i);
+      if (std::isnan(a) || std::isnan(b)) ok = std::isnan(a) && std::isnan(b);
+      else if (std::isinf(a) || std::isinf(b)) ok = a == b;
+      else {
+        err = std::fabs(a - b);
+        ok = err <= atol + rtol * std::fabs(b);
+        c.max_abs = std::max(c.max_abs, err);
+        if (b != 0) c.max_rel = std::max(c.max_rel, err / std::fabs(b));
+      }
+    } else {
+      ok = got.get_i64(i) == want.get_i64(i);
+      if (!ok) c.max_abs = std::max(c.max_abs, std::fabs(got.get_f64(i) - want.get_f64(i)));
+    }
+    if (!ok) {
+      ++bad;
+      if (first_bad < 0) first_bad = i;
+    }
+  }
+  if (bad) {
+    c.ok = false;
+    c.reason = fmt::format("{} of {} values differ (max abs err {:.3g}, max rel err {:.3g}; first "
+                           "at {}: got {} want {})",
+                           bad, got.numel(), c.max_abs, c.max_rel, first_bad,
+                           got.get_f64(first_bad), want.get_f64(first_bad));
+  }
+  return c;
+}
+
+namespace {
+
+struct RunArgs {
+  std::string model, device = "cpu-ref", output_dir;
+  std::vector<std::string> inputs, golden;
+  int top = 0;
+  double rtol = 1e-4, atol = 1e-5;
+};
+
+Status parse_binding(const std::string &s, std::string &name, std::string &file) {
+  auto p = s.find('=');
+  if (p == std::string::npos || p == 0)
+    return Status::error(fmt::format("'{}' is not NAME=FILE", s));
+  name = s.substr(0, p);
+  file = s.substr(p + 1);
+  return Status::ok();
+}
+
+Status run(const RunArgs &a) {
+  if (a.device != "cpu-ref")
+    return Status::error(fmt::format("device '{}' is not available (available: cpu-ref)", a.device));
+  KILN_ASSIGN(auto module, onnx_fe::import_file(a.model));
+  const Function &f = *module->main();
+  std::map<std::string, Tensor> given;
+  for (const auto &s : a.inputs) {
+    std::string name, file;
+    KILN_TRY(parse_binding(s, name, file));
+    KILN_ASSIGN(Tensor t, load_tensor_file(file));
+    if (given.count(name)) return Status::error(fmt::format("input '{}' is given twice", name));
+    given[name] = std::move(t);
+  }
+  std::vector<Tensor> inputs;
+  for (Value *p : f.body.params) {
+    auto it = given.find(p->name);
+    if (it == given.end())
+      return Status::error(fmt::format("input '{}' ({}) is missing; pass --input {}=FILE.npy",
+                                       p->name, p->type.str(), p->name));
+    inputs.push_back(it->second);
+    given.erase(it);
+  }
+  if (!given.empty())
+    return Status::error(fmt::format("the model has no input named '{}'", given.begin()->first));
+  KILN_ASSIGN(auto outputs, execute(f, inputs));
+
+  if (!a.output_dir.empty()) fs::create_directories(a.output_dir);
+  std::map<std::string, std::string> golden;
+  for (const auto &s : a.golden) {
+    std::string name, file;
+    KILN_TRY(parse_binding(s, name, file));
+    golden[name] = file;
+  }
+  bool all_ok = true;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string name = f.body.results[i]->name.empty() ? fmt::format("output{}", i)
+                                                             : f.body.results[i]->name;
+    const Tensor &t = outputs[i];
+    fmt::print("output '{}': {}\n", name, TensorType::of(t).str());
+    if (!a.output_dir.empty()) KILN_TRY(save_npy((fs::path(a.output_dir) / (name + ".npy")).string(), t));
+    if (a.top > 0 && t.numel() > 0) {
+      std::vector<int64_t> idx(static_cast<size_t>(t.numel()));
+      std::iota(idx.begin(), idx.end(), 0);
+      int k = std::min<int64_t>(a.top, t.numel());
+      std::partial_sort(idx.begin(), idx.begin() + k, idx.end(),
+                        [&](int64_t x, int64_t y) { return t.get_f64(x) > t.get_f64(y); });
+      fmt::print("  top-{}:", k);
+      for (int j = 0; j < k; ++j) fmt::print(" class {} ({:.4f})", idx[j], t.get_f64(idx[j]));
+      fmt::print("\n");
+    }
+    auto g = golden.find(name);
+    if (g != golden.end()) {
+      KILN_ASSIGN(Tensor want, load_tensor_file(g->second));
+      Compare c = compare_tensors(t, want, a.rtol, a.atol);
+      fmt::print("  vs golden: max abs err {:.3g}, max rel err {:.3g} (rtol {}, atol {}): {}\n",
+                 c.max_abs, c.max_rel, a.rtol, a.atol, c.ok ? "OK" : "MISMATCH " + c.reason);
+      all_ok &= c.ok;
+    }
+  }
+  if (!all_ok) return Status::error("outputs differ from the golden data");
+  return Status::ok();
+}
+
+} // namespace
+
+void add_run_command(CLI::App &app) {
+  auto a = std::make_shared<RunArgs>();
+  auto *cmd = app.add_subcommand("run", "Run a model on a device and write its outputs as .npy");
+  cmd->add_option("model", a->model, "model file (.onnx)")->required();
+  cmd->add_option("--device", a->device, "device: cpu-ref");
+  cmd->add_option("--input", a->inputs, "NAME=FILE.npy (or .pb), one per model input");
+  cmd->add_option("--output-dir", a->output_dir, "folder for one NAME.npy per output");
+  cmd->add_option("--golden", a->golden, "NAME=FILE.npy: compare output NAME with golden data");
+  cmd->add_option("--rtol", a->rtol, "relative tolerance for --golden");
+  cmd->add_option("--atol", a->atol, "absolute tolerance for --golden");
+  cmd->add_option("--top", a->top, "print the top-K entries of each output");
+  cmd->callback([a] {
+    Status st = run(*a);
+    if (!st) {
+      fmt::print(stderr, "error: {}\n", st.message());
+      throw CLI::RuntimeError(1);
+    }
+  });
+}
+
+} // namespace kiln::tools

@@ -1,0 +1,32 @@
+// Subcommands of the kiln CLI (one file each).
+#pragma once
+
+#include "ir/tensor.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace kiln::tools {
+
+void add_run_command(CLI::App &app);
+void add_conform_command(CLI::App &app);
+void add_opt_command(CLI::App &app);
+
+// Loads a .npy or TensorProto .pb file as a tensor.
+Result<Tensor> load_tensor_file(const std::string &path);
+Status save_npy(const std::string &path, const Tensor &t);
+
+// Comparison of a result with golden data: |a - b| <= atol + rtol * |b|, NaN equals NaN.
+struct Compare {
+  bool ok = true;
+  std::string reason;   // dtype / shape mismatch, or "max abs err ..."
+  double max_abs = 0, max_rel = 0;
+};
+Compare compare_tensors(const Tensor &got, const Tensor &want, double rtol, double atol);
+
+} // namespace kiln::tools
