@@ -26,7 +26,11 @@ struct NodeCtx {
   Builder *b = nullptr;
   const NodeAttrs *attrs = nullptr;
   // Imports a graph attribute (If/Loop/Scan bodies) as a region; set by the importer.
-  std::function<Result<std::unique_ptr<Graph>>(std::string_view attr)> import_subgraph;
+  // `param_hints` (may be empty) gives, per subgraph input, the type to use where the
+  // subgraph declares no shape (e.g. Loop-carried values).
+  std::function<Result<std::unique_ptr<Graph>>(std::string_view attr,
+                                               const std::vector<TensorType> &param_hints)>
+      import_subgraph;
 
   Builder &builder() { return *b; }
   bool has_input(size_t i) const { return i < in.size() && in[i] != nullptr; }

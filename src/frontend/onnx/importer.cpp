@@ -327,10 +327,11 @@ private:
       for (const auto &o : n.output()) ctx.output_used.push_back(!o.empty());
       ctx.b = &b;
       ctx.attrs = &attrs;
-      ctx.import_subgraph = [&](std::string_view attr) -> Result<std::unique_ptr<Graph>> {
+      ctx.import_subgraph = [&](std::string_view attr, const std::vector<TensorType> &hints)
+          -> Result<std::unique_ptr<Graph>> {
         const auto *a = attrs.find(attr);
         if (!a || !a->has_g()) return ctx.error(fmt::format("graph attribute '{}' is missing", attr));
-        return import_subgraph(a->g(), scope, b, opsets, fn_attrs);
+        return import_subgraph(a->g(), scope, b, opsets, fn_attrs, hints);
       };
       KILN_ASSIGN(outs, (*fn)(ctx));
     } else if (const auto *f = local_function(n)) {
@@ -354,13 +355,21 @@ private:
 
   Result<std::unique_ptr<Graph>> import_subgraph(const onnx::GraphProto &g, const Scope &outer,
                                                  Builder &b, const OpsetMap &opsets,
-                                                 const NodeAttrs *fn_attrs) {
+                                                 const NodeAttrs *fn_attrs,
+                                                 const std::vector<TensorType> &hints) {
     if (++depth_ > 64) return Status::error("subgraphs are nested too deeply (limit 64)");
     auto graph = std::make_unique<Graph>();
     Scope scope;
     scope.parent = &outer;
-    for (const auto &in : g.input()) {
-      KILN_ASSIGN(TensorType t, type_from_proto(in.type(), fmt::format("subgraph input '{}'", in.name())));
+    for (int i = 0; i < g.input_size(); ++i) {
+      const auto &in = g.input(i);
+      TensorType t;
+      if (in.type().has_tensor_type() && !in.type().tensor_type().has_shape() &&
+          i < static_cast<int>(hints.size())) {
+        t = hints[i];
+      } else {
+        KILN_ASSIGN(t, type_from_proto(in.type(), fmt::format("subgraph input '{}'", in.name())));
+      }
       scope.names[in.name()] = graph->add_param(t, in.name());
     }
     Graph *saved = &b.graph();
