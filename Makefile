@@ -1,0 +1,26 @@
+# The two set-up commands of README.md. Both install missing Debian packages, configure and build.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+
+.PHONY: deps build demo test clean
+
+deps:
+	./scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_WERROR=ON
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Main job: the bundled default model (squeezenet1_1) on the reference executor.
+demo: build
+	$(BUILD)/bin/kiln run models/squeezenet1_1.onnx --device cpu-ref \
+	  --input input=models/squeezenet1_1.in.input.npy \
+	  --golden logits=models/squeezenet1_1.out.logits.npy \
+	  --output-dir $(BUILD)/demo --top 5
+
+# Every test: unit tests, lit tests, ONNX conformance against the expected-pass lists.
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD)
