@@ -1,7 +1,40 @@
-#include "frontend/onnx/convert.h"
+// ONNX nn converters: contractions here; convolutions and pooling in convert_nn_conv.cpp and
+// convert_nn_pool.cpp.
+#include "frontend/onnx/convert_nn_internal.h"
 
 namespace kiln::onnx_fe {
 
-void register_onnx_nn(ConverterTable &t) { (void)t; }
+namespace {
+
+using Outs = Result<std::vector<Value *>>;
+
+Outs one(Result<Value *> v) {
+  if (!v) return v.status();
+  return std::vector<Value *>{v.value()};
+}
+
+Outs convert_gemm(NodeCtx &c) {
+  if (c.opset < 7 && c.has_input(2) && c.attr_int("broadcast", 0) == 0 && c.input(2)->type.ranked &&
+      c.input(0)->type.ranked && c.input(2)->type.rank() != 2)
+    return c.error("C must be 2-D when 'broadcast' is 0");
+  AttrMap a{{"trans_a", c.attr_int("transA", 0)},
+            {"trans_b", c.attr_int("transB", 0)},
+            {"alpha", c.attr_float("alpha", 1.0)},
+            {"beta", c.attr_float("beta", 1.0)}};
+  std::vector<Value *> ops{c.input(0), c.input(1)};
+  if (c.has_input(2)) ops.push_back(c.input(2));
+  return one(c.op("kiln.gemm", ops, a));
+}
+
+} // namespace
+
+void register_onnx_nn(ConverterTable &t) {
+  t.add("", "MatMul", [](NodeCtx &c) { return one(c.op("kiln.matmul", {c.input(0), c.input(1)})); });
+  t.add("", "MatMulInteger", [](NodeCtx &c) {
+    return one(c.op("kiln.matmul_integer", {c.input(0), c.input(1), c.input(2), c.input(3)}));
+  });
+  t.add("", "Gemm", convert_gemm);
+  register_onnx_nn_conv(t);
+}
 
 } // namespace kiln::onnx_fe

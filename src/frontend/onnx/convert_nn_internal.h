@@ -6,9 +6,8 @@
 
 namespace kiln::onnx_fe {
 
-void register_onnx_nn_matmul(ConverterTable &t); // convert_nn_matmul.cpp
-void register_onnx_nn_conv(ConverterTable &t);   // convert_nn_conv.cpp
-void register_onnx_nn_pool(ConverterTable &t);   // convert_nn_pool.cpp
+// convert_nn_conv.cpp: Conv, ConvTranspose, ConvInteger, DeformConv, Col2Im and pooling.
+void register_onnx_nn_conv(ConverterTable &t);
 // Defined by convert_nn_extra*.cpp (another owner); called at the end of register_onnx_nn.
 void register_onnx_nn_extra(ConverterTable &t);
 
