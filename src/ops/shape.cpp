@@ -390,7 +390,7 @@ void add_squeeze_family(OpRegistry &r) {
       .max_operands = 1,
       .infer =
           [](InferCtx &ctx) -> Status {
-            KILN_TRY(need_ranked(ctx, 0));
+            if (unranked_result(ctx, 0, ctx.type(0).dtype)) return Status::ok();
             KILN_ASSIGN(int64_t axis, flatten_axis(ctx.op, ctx.type(0).rank()));
             ctx.out = {TensorType{ctx.type(0).dtype, flatten_dims(ctx.type(0).dims, axis)}};
             return Status::ok();
@@ -447,7 +447,7 @@ Status eval_expand(EvalCtx &ctx) {
 
 Status infer_tile(InferCtx &ctx) {
   const TensorType &x = ctx.type(0);
-  KILN_TRY(need_ranked(ctx, 0));
+  if (unranked_result(ctx, 0, x.dtype)) return Status::ok();
   KILN_ASSIGN(int64_t n, int_list_len(ctx.op, ctx.type(1), "repeats"));
   if (n >= 0 && n != x.rank())
     return op_error(ctx.op, fmt::format("repeats has {} entries for rank {}", n, x.rank()));

@@ -26,7 +26,7 @@ Status need_int_indices(const Op &op, DType t) {
 Status infer_gather(InferCtx &ctx) {
   const TensorType &x = ctx.type(0), &ix = ctx.type(1);
   KILN_TRY(need_int_indices(ctx.op, ix.dtype));
-  KILN_TRY(need_ranked(ctx, 0));
+  if (unranked_result(ctx, 0, x.dtype)) return Status::ok();
   if (!ix.ranked) {
     ctx.out = {TensorType{x.dtype, {}, false}};
     return Status::ok();
@@ -251,6 +251,47 @@ Status infer_scatter(InferCtx &ctx) {
   return infer_same_as(ctx, 0);
 }
 
+// ---- tensor_scatter (KV-cache update) -------------------------------------------------------
+
+Status eval_tensor_scatter(EvalCtx &ctx) {
+  const Tensor &past = ctx.in[0], &upd = ctx.in[1];
+  const int64_t r = past.rank();
+  KILN_ASSIGN(int64_t axis, norm_axis(ctx.op, ctx.op.attr_int("axis", -2), r));
+  if (axis == 0) return op_error(ctx.op, "axis must not be the batch axis");
+  const bool circular = ctx.op.attr_str("mode", "linear") == "circular";
+  if (upd.rank() != r || upd.dtype() != past.dtype())
+    return op_error(ctx.op, "update must match past_cache in rank and dtype");
+  for (int64_t d = 0; d < r; ++d)
+    if (d != axis && upd.shape()[d] != past.shape()[d])
+      return op_error(ctx.op, fmt::format("update differs from past_cache in dimension {}", d));
+  const int64_t max_seq = past.shape()[axis];
+  if (upd.shape()[axis] > max_seq) return op_error(ctx.op, "update is longer than the cache");
+  std::vector<int64_t> w(static_cast<size_t>(past.shape()[0]), 0);
+  if (ctx.present(2)) {
+    if (ctx.in[2].numel() != past.shape()[0])
+      return op_error(ctx.op, "write_indices must have one entry per batch");
+    w = ctx.in[2].to_i64s();
+  }
+  Tensor out = past.clone();
+  if (upd.numel() == 0) {
+    ctx.out = {std::move(out)};
+    return Status::ok();
+  }
+  auto st = shape_strides(past.shape());
+  std::vector<int64_t> idx(static_cast<size_t>(r), 0);
+  int64_t i = 0;
+  do {
+    int64_t pos = w[idx[0]] + idx[axis];
+    if (circular && max_seq > 0) pos = ((pos % max_seq) + max_seq) % max_seq;
+    if (pos < 0 || pos >= max_seq) return op_error(ctx.op, "write position is out of range");
+    int64_t off = 0;
+    for (int64_t d = 0; d < r; ++d) off += (d == axis ? pos : idx[d]) * st[d];
+    copy_elem(upd, i++, out, off);
+  } while (next_index(idx, upd.shape()));
+  ctx.out = {std::move(out)};
+  return Status::ok();
+}
+
 } // namespace
 
 void register_shape_gather(OpRegistry &r) {
@@ -286,6 +327,23 @@ void register_shape_gather(OpRegistry &r) {
               .verify = verify_reduction,
               .infer = infer_scatter,
               .eval = eval_scatter_nd});
+  r.add(OpDef{.name = "kiln.tensor_scatter",
+              .min_operands = 2,
+              .max_operands = 3,
+              .verify =
+                  [](const Op &op) {
+                    std::string m = op.attr_str("mode", "linear");
+                    if (m != "linear" && m != "circular")
+                      return op_error(op, fmt::format("mode '{}' is not supported", m));
+                    return Status::ok();
+                  },
+              .infer =
+                  [](InferCtx &ctx) -> Status {
+                    if (ctx.type(1).dtype != ctx.type(0).dtype)
+                      return op_error(ctx.op, "update must have the cache's dtype");
+                    return infer_same_as(ctx, 0);
+                  },
+              .eval = eval_tensor_scatter});
 }
 
 } // namespace kiln::shape_ops

@@ -103,7 +103,7 @@ Status eval_cos(EvalCtx &ctx) {
 
 Status infer_one_hot(InferCtx &ctx) {
   const TensorType &ix = ctx.type(0);
-  KILN_TRY(need_ranked(ctx, 0));
+  if (unranked_result(ctx, 0, ctx.type(2).dtype)) return Status::ok();
   const int64_t rank = ix.rank() + 1;
   KILN_ASSIGN(int64_t axis, norm_axis(ctx.op, ctx.op.attr_int("axis", -1), rank));
   int64_t depth = kDynamic;
@@ -145,7 +145,8 @@ Status eval_one_hot(EvalCtx &ctx) {
 // ---- eye_like / trilu -----------------------------------------------------------------------
 
 Status infer_eye(InferCtx &ctx) {
-  KILN_TRY(need_ranked(ctx, 0));
+  const DType dt = ctx.op.attr_dtype("dtype", ctx.type(0).dtype);
+  if (unranked_result(ctx, 0, dt)) return Status::ok();
   if (ctx.type(0).rank() != 2) return op_error(ctx.op, "input must be 2-D");
   ctx.out = {TensorType{ctx.op.attr_dtype("dtype", ctx.type(0).dtype), ctx.type(0).dims}};
   return Status::ok();
@@ -165,7 +166,7 @@ Status eval_eye(EvalCtx &ctx) {
 }
 
 Status infer_trilu(InferCtx &ctx) {
-  KILN_TRY(need_ranked(ctx, 0));
+  if (unranked_result(ctx, 0, ctx.type(0).dtype)) return Status::ok();
   if (ctx.type(0).rank() < 2) return op_error(ctx.op, "input must have rank >= 2");
   return infer_same_as(ctx, 0);
 }

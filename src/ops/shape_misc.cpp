@@ -73,7 +73,7 @@ Status infer_compress(InferCtx &ctx) {
     ctx.out = {TensorType{x.dtype, {kDynamic}}};
     return Status::ok();
   }
-  KILN_TRY(need_ranked(ctx, 0));
+  if (unranked_result(ctx, 0, x.dtype)) return Status::ok();
   KILN_ASSIGN(int64_t axis, norm_axis(ctx.op, ctx.op.attr_int("axis", 0), x.rank()));
   Shape out = x.dims;
   out[axis] = kDynamic;
@@ -198,7 +198,12 @@ Status infer_unique(InferCtx &ctx) {
   Shape y{kDynamic};
   int64_t items = kDynamic;
   if (ctx.op.has_attr("axis")) {
-    KILN_TRY(need_ranked(ctx, 0));
+    if (!x.ranked) {
+      ctx.out = {TensorType{x.dtype, {}, false}, TensorType{DType::i64, {kDynamic}},
+                 TensorType{DType::i64, {kDynamic}}, TensorType{DType::i64, {kDynamic}}};
+      ctx.out.resize(ctx.op.results.size());
+      return Status::ok();
+    }
     KILN_ASSIGN(int64_t axis, norm_axis(ctx.op, ctx.op.attr_int("axis", 0), x.rank()));
     y = x.dims;
     y[axis] = kDynamic;
@@ -283,7 +288,7 @@ void register_shape_misc(OpRegistry &r) {
                 .verify = [](const Op &op) { return d2s_params(op).status(); },
                 .infer =
                     [](InferCtx &ctx) -> Status {
-                      KILN_TRY(need_ranked(ctx, 0));
+                      if (unranked_result(ctx, 0, ctx.type(0).dtype)) return Status::ok();
                       KILN_ASSIGN(D2S p, d2s_params(ctx.op));
                       KILN_ASSIGN(Shape s, d2s_shape(ctx.op, p, ctx.type(0).dims));
                       ctx.out = {TensorType{ctx.type(0).dtype, s}};

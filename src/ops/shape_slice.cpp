@@ -17,6 +17,7 @@ struct SliceAxis {
 SliceAxis slice_axis(int64_t dim, int64_t start, int64_t end, int64_t step) {
   SliceAxis s;
   s.step = step;
+  if (dim == 0) return s; // nothing to select
   if (start < 0) start += dim;
   if (end < 0) end += dim;
   if (step > 0) {
@@ -157,7 +158,7 @@ Status check_split(const Op &op, const std::vector<int64_t> &sizes, size_t n, in
 
 Status infer_split(InferCtx &ctx) {
   const TensorType &x = ctx.type(0);
-  KILN_TRY(need_ranked(ctx, 0));
+  if (unranked_result(ctx, 0, x.dtype)) return Status::ok();
   const size_t n = ctx.op.results.size();
   KILN_ASSIGN(int64_t axis, norm_axis(ctx.op, ctx.op.attr_int("axis", 0), x.rank()));
   std::vector<int64_t> sizes;
@@ -252,7 +253,7 @@ Status verify_pad(const Op &op) {
 
 Status infer_pad(InferCtx &ctx) {
   const TensorType &x = ctx.type(0);
-  KILN_TRY(need_ranked(ctx, 0));
+  if (unranked_result(ctx, 0, x.dtype)) return Status::ok();
   const Tensor *p = const_operand(ctx, 1);
   const Tensor *ax = ctx.present(3) ? const_operand(ctx, 3) : nullptr;
   if (!p || (ctx.present(3) && !ax)) {
@@ -344,7 +345,7 @@ Result<std::vector<int64_t>> crop_axes(const Op &op, int64_t rank, size_t n) {
 
 Status infer_crop(InferCtx &ctx) {
   const TensorType &x = ctx.type(0);
-  KILN_TRY(need_ranked(ctx, 0));
+  if (unranked_result(ctx, 0, x.dtype)) return Status::ok();
   Shape out = x.dims;
   const Tensor *c = const_operand(ctx, 1);
   KILN_ASSIGN(int64_t n, int_list_len(ctx.op, ctx.type(1), "shape"));

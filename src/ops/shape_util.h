@@ -3,6 +3,7 @@
 
 #include "ops/op_util.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kiln::shape_ops {
@@ -74,10 +75,12 @@ inline bool all_static(const Shape &s) {
   return true;
 }
 
-// Requires a ranked operand type (for ops that need the rank).
-inline Status need_ranked(const InferCtx &ctx, size_t i) {
-  if (!ctx.type(i).ranked) return op_error(ctx.op, "operand of unknown rank is not supported");
-  return Status::ok();
+// When operand i has unknown rank, gives every result an unranked type of dtype `dt` and
+// returns true (for ops whose result rank follows the operand's).
+inline bool unranked_result(InferCtx &ctx, size_t i, DType dt) {
+  if (ctx.type(i).ranked) return false;
+  ctx.out.assign(std::max<size_t>(ctx.op.results.size(), 1), TensorType{dt, {}, false});
+  return true;
 }
 
 } // namespace kiln::shape_ops

@@ -115,6 +115,11 @@ void register_onnx_shape_2(ConverterTable &t) {
                           {{"batch_axis", c.attr_int("batch_axis", 1)},
                            {"time_axis", c.attr_int("time_axis", 0)}});
   });
+  t.add("", "TensorScatter", [](NodeCtx &c) {
+    return convert_simple(c, "kiln.tensor_scatter", 2, 3,
+                          {{"axis", c.attr_int("axis", -2)},
+                           {"mode", c.attr_str("mode", "linear")}});
+  });
   t.add("", "CenterCropPad", [](NodeCtx &c) {
     AttrMap a;
     if (c.has_attr("axes")) a["axes"] = c.attr_ints("axes");
