@@ -1,0 +1,297 @@
+// Quantised linear algebra with an exact integer reference: kiln.qlinear_matmul and
+// kiln.qlinear_conv. Accumulation is in int64 on zero-point-corrected values; the result is
+// requantised as saturate(round_half_even(acc * a_scale * b_scale / y_scale) + y_zero_point).
+//
+// kiln.qlinear_matmul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) -> y (y_zp's dtype)
+//   numpy matmul broadcasting; a_scale / a_zp per tensor or per row (M values), b_scale / b_zp
+//   per tensor or per column (N values), y_scale / y_zp per tensor or per column.
+// kiln.qlinear_conv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias? (i32)) -> y
+//   attributes strides, dilations, pads (begin..., end...), group, auto_pad ("NOTSET" |
+//   "VALID" | "SAME_UPPER" | "SAME_LOWER"); w_scale / w_zp per tensor or per output channel.
+#include "ops/nn_extra_internal.h"
+
+#include <algorithm>
+
+namespace kiln {
+
+namespace {
+
+const std::initializer_list<DType> kQTypes = {DType::i8, DType::u8};
+
+// The value of a per-tensor / per-channel parameter for channel `i`.
+Result<double> param_at(const Op &op, const Tensor &t, int64_t i, int64_t n, const char *what) {
+  if (t.numel() == 1) return t.get_f64(0);
+  if (t.numel() != n || i >= n)
+    return Status::error(fmt::format("{}: {} must have 1 or {} values, got {}", op.describe(),
+                                     what, n, t.numel()));
+  return t.get_f64(i);
+}
+
+Status check_qtypes(InferCtx &ctx, size_t q, size_t zp) {
+  KILN_TRY(expect_dtype_in(ctx.op, "quantized input", ctx.type(q).dtype, kQTypes));
+  if (ctx.type(zp).dtype != ctx.type(q).dtype)
+    return ctx.error("zero point dtype must match its input's dtype");
+  KILN_TRY(expect_float(ctx.op, "scale", ctx.type(q + 1).dtype));
+  return Status::ok();
+}
+
+// ---- qlinear_matmul -----------------------------------------------------------------------
+
+Result<Shape> matmul_shape(const Op &op, Shape a, Shape b) {
+  if (a.empty() || b.empty())
+    return Status::error(fmt::format("{}: matmul operands must have rank >= 1", op.describe()));
+  const bool a1 = a.size() == 1, b1 = b.size() == 1;
+  if (a1) a.insert(a.begin(), 1);
+  if (b1) b.push_back(1);
+  const int64_t ka = a.back(), kb = b[b.size() - 2];
+  if (ka >= 0 && kb >= 0 && ka != kb)
+    return Status::error(fmt::format("{}: inner dims {} and {} differ", op.describe(), ka, kb));
+  KILN_ASSIGN(Shape batch, broadcast_dims(op, Shape(a.begin(), a.end() - 2),
+                                          Shape(b.begin(), b.end() - 2)));
+  if (!a1) batch.push_back(a[a.size() - 2]);
+  if (!b1) batch.push_back(b.back());
+  return batch;
+}
+
+Status infer_qlinear_matmul(InferCtx &ctx) {
+  KILN_TRY(check_qtypes(ctx, 0, 2));
+  KILN_TRY(check_qtypes(ctx, 3, 5));
+  KILN_TRY(expect_dtype_in(ctx.op, "y_zero_point", ctx.type(7).dtype, kQTypes));
+  KILN_TRY(expect_float(ctx.op, "y_scale", ctx.type(6).dtype));
+  const TensorType &a = ctx.type(0), &b = ctx.type(3);
+  if (!a.ranked || !b.ranked) {
+    ctx.out = {TensorType{ctx.type(7).dtype, {}, false}};
+    return Status::ok();
+  }
+  KILN_ASSIGN(Shape out, matmul_shape(ctx.op, a.dims, b.dims));
+  ctx.out = {TensorType{ctx.type(7).dtype, out, true}};
+  return Status::ok();
+}
+
+Status eval_qlinear_matmul(EvalCtx &ctx) {
+  const Op &op = ctx.op;
+  const Tensor &A = ctx.input(0), &B = ctx.input(3);
+  KILN_ASSIGN(Shape out_shape, matmul_shape(op, A.shape(), B.shape()));
+  Shape as = A.shape(), bs = B.shape();
+  if (as.size() == 1) as.insert(as.begin(), 1);
+  if (bs.size() == 1) bs.push_back(1);
+  const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  const Shape abatch(as.begin(), as.end() - 2), bbatch(bs.begin(), bs.end() - 2);
+  KILN_ASSIGN(Shape batch, broadcast_shapes(abatch, bbatch));
+  const DType yt = ctx.input(7).dtype();
+  Tensor Y(yt, out_shape);
+  std::vector<double> ra(static_cast<size_t>(M)), rb(static_cast<size_t>(N));
+  std::vector<int64_t> za(static_cast<size_t>(M)), zb(static_cast<size_t>(N));
+  std::vector<double> ys(static_cast<size_t>(N));
+  std::vector<int64_t> yz(static_cast<size_t>(N));
+  for (int64_t m = 0; m < M; ++m) {
+    KILN_ASSIGN(ra[static_cast<size_t>(m)], param_at(op, ctx.input(1), m, M, "a_scale"));
+    KILN_ASSIGN(double z, param_at(op, ctx.input(2), m, M, "a_zero_point"));
+    za[static_cast<size_t>(m)] = static_cast<int64_t>(z);
+  }
+  for (int64_t n = 0; n < N; ++n) {
+    KILN_ASSIGN(rb[static_cast<size_t>(n)], param_at(op, ctx.input(4), n, N, "b_scale"));
+    KILN_ASSIGN(double z, param_at(op, ctx.input(5), n, N, "b_zero_point"));
+    zb[static_cast<size_t>(n)] = static_cast<int64_t>(z);
+    KILN_ASSIGN(ys[static_cast<size_t>(n)], param_at(op, ctx.input(6), n, N, "y_scale"));
+    KILN_ASSIGN(double yzv, param_at(op, ctx.input(7), n, N, "y_zero_point"));
+    yz[static_cast<size_t>(n)] = static_cast<int64_t>(yzv);
+  }
+  const int64_t nb = shape_numel(batch);
+  std::vector<int64_t> aoff(static_cast<size_t>(nb)), boff(static_cast<size_t>(nb));
+  BroadcastIndexer bi(batch, {abatch, bbatch});
+  bi.for_each([&](int64_t i, const int64_t *off) {
+    aoff[static_cast<size_t>(i)] = off[0];
+    boff[static_cast<size_t>(i)] = off[1];
+  });
+  for (int64_t t = 0; t < nb; ++t) {
+    const int64_t a0 = aoff[static_cast<size_t>(t)] * M * K, b0 = boff[static_cast<size_t>(t)] * K * N;
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        int64_t acc = 0;
+        for (int64_t k = 0; k < K; ++k)
+          acc += (A.get_i64(a0 + m * K + k) - za[static_cast<size_t>(m)]) *
+                 (B.get_i64(b0 + k * N + n) - zb[static_cast<size_t>(n)]);
+        const double real = static_cast<double>(acc) * ra[static_cast<size_t>(m)] *
+                            rb[static_cast<size_t>(n)] / ys[static_cast<size_t>(n)];
+        Y.set_i64((t * M + m) * N + n,
+                  round_saturate(std::nearbyint(real) + static_cast<double>(yz[static_cast<size_t>(n)]), yt));
+      }
+  }
+  ctx.out = {Y};
+  return Status::ok();
+}
+
+// ---- qlinear_conv -------------------------------------------------------------------------
+
+struct ConvGeom {
+  int64_t N = 0, C = 0, M = 0, G = 1;
+  Shape in, k, out, stride, dil, pad_lo;
+};
+
+Result<ConvGeom> conv_geom(const Op &op, const Shape &xs, const Shape &ws) {
+  if (xs.size() < 3 || ws.size() != xs.size())
+    return Status::error(fmt::format("{}: input [{}] and weight [{}] ranks do not fit a conv",
+                                     op.describe(), shape_str(xs), shape_str(ws)));
+  const size_t r = xs.size() - 2;
+  ConvGeom g;
+  g.N = xs[0];
+  g.C = xs[1];
+  g.M = ws[0];
+  g.G = op.attr_int("group", 1);
+  g.in.assign(xs.begin() + 2, xs.end());
+  g.k.assign(ws.begin() + 2, ws.end());
+  g.stride = op.attr_ints("strides", Shape(r, 1));
+  g.dil = op.attr_ints("dilations", Shape(r, 1));
+  Shape pads = op.attr_ints("pads", Shape(2 * r, 0));
+  if (g.stride.size() != r || g.dil.size() != r || pads.size() != 2 * r)
+    return Status::error(fmt::format("{}: strides/dilations/pads do not match rank", op.describe()));
+  if (g.G < 1 || g.C % g.G != 0 || g.M % g.G != 0 || ws[1] * g.G != g.C)
+    return Status::error(fmt::format("{}: group {} does not fit {} input and {} output channels "
+                                     "(weight [{}])",
+                                     op.describe(), g.G, g.C, g.M, shape_str(ws)));
+  const std::string ap = op.attr_str("auto_pad", "NOTSET");
+  for (size_t d = 0; d < r; ++d) {
+    if (g.stride[d] < 1 || g.dil[d] < 1)
+      return Status::error(fmt::format("{}: strides and dilations must be positive", op.describe()));
+    const int64_t ek = g.dil[d] * (g.k[d] - 1) + 1;
+    int64_t lo = pads[d], hi = pads[d + r];
+    if (ap == "VALID") {
+      lo = hi = 0;
+    } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+      const int64_t o = (g.in[d] + g.stride[d] - 1) / g.stride[d];
+      const int64_t total = std::max<int64_t>(0, (o - 1) * g.stride[d] + ek - g.in[d]);
+      lo = ap == "SAME_UPPER" ? total / 2 : total - total / 2;
+      hi = total - lo;
+    } else if (ap != "NOTSET") {
+      return Status::error(fmt::format("{}: unsupported auto_pad '{}'", op.describe(), ap));
+    }
+    const int64_t o = (g.in[d] + lo + hi - ek) / g.stride[d] + 1;
+    if (g.in[d] + lo + hi - ek < 0)
+      return Status::error(fmt::format("{}: kernel larger than padded input", op.describe()));
+    g.pad_lo.push_back(lo);
+    g.out.push_back(o);
+  }
+  return g;
+}
+
+Status infer_qlinear_conv(InferCtx &ctx) {
+  KILN_TRY(check_qtypes(ctx, 0, 2));
+  KILN_TRY(check_qtypes(ctx, 3, 5));
+  KILN_TRY(expect_dtype_in(ctx.op, "y_zero_point", ctx.type(7).dtype, kQTypes));
+  if (ctx.present(8)) KILN_TRY(expect_dtype_in(ctx.op, "bias", ctx.type(8).dtype, {DType::i32}));
+  const TensorType &x = ctx.type(0), &w = ctx.type(3);
+  const DType yt = ctx.type(7).dtype;
+  if (!x.ranked || !w.ranked) {
+    ctx.out = {TensorType{yt, {}, false}};
+    return Status::ok();
+  }
+  if (x.is_static() && w.is_static()) {
+    KILN_ASSIGN(ConvGeom g, conv_geom(ctx.op, x.dims, w.dims));
+    Shape out = {g.N, g.M};
+    out.insert(out.end(), g.out.begin(), g.out.end());
+    ctx.out = {TensorType{yt, out, true}};
+    return Status::ok();
+  }
+  Shape out = dynamic_dims(x.rank());
+  out[0] = x.dims[0];
+  out[1] = w.dims[0];
+  ctx.out = {TensorType{yt, out, true}};
+  return Status::ok();
+}
+
+// acc[n, m, o...] for all outputs, int64, zero-point corrected, bias included.
+Result<std::vector<int64_t>> conv_accumulate(EvalCtx &ctx, const ConvGeom &g) {
+  const Tensor &X = ctx.input(0), &W = ctx.input(3);
+  const size_t r = g.in.size();
+  KILN_ASSIGN(double xzpd, param_at(ctx.op, ctx.input(2), 0, 1, "x_zero_point"));
+  const int64_t xzp = static_cast<int64_t>(xzpd);
+  std::vector<int64_t> xv(static_cast<size_t>(X.numel())), wv(static_cast<size_t>(W.numel()));
+  for (int64_t i = 0; i < X.numel(); ++i) xv[static_cast<size_t>(i)] = X.get_i64(i) - xzp;
+  const int64_t wper = W.numel() / std::max<int64_t>(g.M, 1);
+  for (int64_t i = 0; i < W.numel(); ++i) {
+    KILN_ASSIGN(double z, param_at(ctx.op, ctx.input(5), i / wper, g.M, "w_zero_point"));
+    wv[static_cast<size_t>(i)] = W.get_i64(i) - static_cast<int64_t>(z);
+  }
+  if (ctx.present(8) && ctx.input(8).numel() != g.M)
+    return Status::error(fmt::format("{}: bias must have {} values", ctx.op.describe(), g.M));
+  const int64_t cg = g.C / g.G, mg = g.M / g.G, npos = shape_numel(g.out), ksz = shape_numel(g.k);
+  const int64_t plane = shape_numel(g.in);
+  const std::vector<int64_t> ostr = shape_strides(g.out), kstr = shape_strides(g.k),
+                             istr = shape_strides(g.in);
+  std::vector<int64_t> acc(static_cast<size_t>(g.N * g.M * npos), 0);
+  std::vector<int64_t> o(r), kk(r);
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t m = 0; m < g.M; ++m) {
+      const int64_t grp = m / mg;
+      const int64_t bias = ctx.present(8) ? ctx.input(8).get_i64(m) : 0;
+      for (int64_t p = 0; p < npos; ++p) {
+        for (size_t d = 0; d < r; ++d) o[d] = (p / ostr[d]) % g.out[d];
+        int64_t s = bias;
+        for (int64_t kp = 0; kp < ksz; ++kp) {
+          int64_t off = 0;
+          bool inside = true;
+          for (size_t d = 0; d < r && inside; ++d) {
+            const int64_t i = o[d] * g.stride[d] + ((kp / kstr[d]) % g.k[d]) * g.dil[d] - g.pad_lo[d];
+            inside = i >= 0 && i < g.in[d];
+            off += i * istr[d];
+          }
+          if (!inside) continue;
+          for (int64_t c = 0; c < cg; ++c)
+            s += xv[static_cast<size_t>((n * g.C + grp * cg + c) * plane + off)] *
+                 wv[static_cast<size_t>((m * cg + c) * ksz + kp)];
+        }
+        acc[static_cast<size_t>((n * g.M + m) * npos + p)] = s;
+      }
+    }
+  return acc;
+}
+
+Status eval_qlinear_conv(EvalCtx &ctx) {
+  const Op &op = ctx.op;
+  KILN_ASSIGN(ConvGeom g, conv_geom(op, ctx.input(0).shape(), ctx.input(3).shape()));
+  KILN_ASSIGN(std::vector<int64_t> acc, conv_accumulate(ctx, g));
+  KILN_ASSIGN(double xs, param_at(op, ctx.input(1), 0, 1, "x_scale"));
+  KILN_ASSIGN(double ys, param_at(op, ctx.input(6), 0, 1, "y_scale"));
+  KILN_ASSIGN(double yzd, param_at(op, ctx.input(7), 0, 1, "y_zero_point"));
+  const DType yt = ctx.input(7).dtype();
+  Shape out = {g.N, g.M};
+  out.insert(out.end(), g.out.begin(), g.out.end());
+  KILN_ASSIGN(Tensor Y, Tensor::allocate(yt, out));
+  const int64_t npos = shape_numel(g.out);
+  for (int64_t i = 0; i < Y.numel(); ++i) {
+    const int64_t m = (i / std::max<int64_t>(npos, 1)) % g.M;
+    KILN_ASSIGN(double ws, param_at(op, ctx.input(4), m, g.M, "w_scale"));
+    const double real = static_cast<double>(acc[static_cast<size_t>(i)]) * xs * ws / ys;
+    Y.set_i64(i, round_saturate(std::nearbyint(real) + yzd, yt));
+  }
+  ctx.out = {Y};
+  return Status::ok();
+}
+
+} // namespace
+
+void register_nn_qlinear_ops(OpRegistry &r) {
+  r.add(OpDef{
+      .name = "kiln.qlinear_matmul",
+      .min_operands = 8,
+      .max_operands = 8,
+      .min_results = 1,
+      .max_results = 1,
+      .verify = nullptr,
+      .infer = infer_qlinear_matmul,
+      .eval = eval_qlinear_matmul,
+  });
+  r.add(OpDef{
+      .name = "kiln.qlinear_conv",
+      .min_operands = 8,
+      .max_operands = 9,
+      .min_results = 1,
+      .max_results = 1,
+      .verify = nullptr,
+      .infer = infer_qlinear_conv,
+      .eval = eval_qlinear_conv,
+  });
+}
+
+} // namespace kiln
