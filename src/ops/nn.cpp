@@ -7,8 +7,11 @@ namespace kiln {
 
 void register_nn_ops(OpRegistry &r) {
   register_nn_matmul_ops(r);
+  register_nn_einsum_ops(r);
   register_nn_conv_ops(r);
+  register_nn_deform_ops(r);
   register_nn_pool_ops(r);
+  register_nn_extra_ops(r);
 }
 
 } // namespace kiln

@@ -111,7 +111,8 @@ Result<Window> transpose_window(const Op &op, std::vector<int64_t> kernel, const
     if (!oshape.empty() || same) {
       w.in[i] = !oshape.empty() ? oshape[i] : xs[i] * w.strides[i];
       const int64_t total = full - w.in[i];
-      w.pad_begin[i] = ap == "SAME_UPPER" ? total / 2 : total - total / 2;
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2); // floor(total / 2)
+      w.pad_begin[i] = ap == "SAME_UPPER" ? half : total - half;
       w.pad_end[i] = total - w.pad_begin[i];
     } else {
       if (ap == "VALID") w.pad_begin[i] = w.pad_end[i] = 0;

@@ -252,17 +252,36 @@ Result<Shape> unpool_shape(const Op &op, const Shape &xd, const Tensor *oshape, 
   return out;
 }
 
+// Index j of the default unpooled shape `from` re-encoded in `to` (same coordinates); -1 when
+// the coordinates fall outside `to`.
+int64_t remap_index(int64_t j, const Shape &from, const Shape &to) {
+  int64_t out = 0, mul = 1;
+  for (int64_t d = static_cast<int64_t>(from.size()) - 1; d >= 0; --d) {
+    const int64_t c = j % from[d];
+    j /= from[d];
+    if (c >= to[d]) return -1;
+    out += c * mul;
+    mul *= to[d];
+  }
+  return out;
+}
+
 Status eval_max_unpool(EvalCtx &ctx) {
   const Tensor &x = ctx.input(0), &idx = ctx.input(1);
   if (idx.shape() != x.shape()) return ctx.error("indices must have the input's shape");
-  const bool has_os = ctx.present(2);
-  KILN_ASSIGN(Shape out, unpool_shape(ctx.op, x.shape(), has_os ? &ctx.input(2) : nullptr, has_os));
+  KILN_ASSIGN(Shape dflt, unpool_shape(ctx.op, x.shape(), nullptr, false));
+  Shape out = dflt;
+  if (ctx.present(2)) {
+    KILN_ASSIGN(out, unpool_shape(ctx.op, x.shape(), &ctx.input(2), true));
+  }
   KILN_ASSIGN(Tensor y, Tensor::allocate(x.dtype(), out));
-  const int64_t n = y.numel();
+  const int64_t n = shape_numel(dflt);
   for (int64_t i = 0; i < x.numel(); ++i) {
-    const int64_t j = idx.get_i64(i);
+    int64_t j = idx.get_i64(i);
     if (j < 0 || j >= n)
       return ctx.error(fmt::format("index {} is out of range for an output of {} elements", j, n));
+    if (out != dflt) j = remap_index(j, dflt, out);
+    if (j < 0) return ctx.error("an index lies outside the requested output_shape");
     y.set_f64(j, x.get_f64(i));
   }
   ctx.out = {y};

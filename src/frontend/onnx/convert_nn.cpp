@@ -34,6 +34,11 @@ void register_onnx_nn(ConverterTable &t) {
     return one(c.op("kiln.matmul_integer", {c.input(0), c.input(1), c.input(2), c.input(3)}));
   });
   t.add("", "Gemm", convert_gemm);
+  t.add("", "Einsum", [](NodeCtx &c) -> Outs {
+    if (!c.has_attr("equation")) return c.error("attribute 'equation' is missing");
+    return one(c.op("kiln.einsum", c.in, {{"equation", c.attr_str("equation", "")}}));
+  });
+  t.add("", "Det", [](NodeCtx &c) { return one(c.op("kiln.det", {c.input(0)})); });
   register_onnx_nn_conv(t);
 }
 
