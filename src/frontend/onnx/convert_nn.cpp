@@ -40,6 +40,7 @@ void register_onnx_nn(ConverterTable &t) {
   });
   t.add("", "Det", [](NodeCtx &c) { return one(c.op("kiln.det", {c.input(0)})); });
   register_onnx_nn_conv(t);
+  register_onnx_nn_extra(t);
 }
 
 } // namespace kiln::onnx_fe
