@@ -106,9 +106,12 @@ Status infer_normalize(InferCtx &ctx) {
   KILN_TRY(expect_float(ctx.op, "input", xt.dtype));
   const DType sd = ctx.op.attr_dtype("stats_dtype", xt.dtype);
   ctx.out = {xt};
-  if (ctx.op.results.size() <= 1) return Status::ok();
-  if (!xt.ranked) return ctx.error("mean / inv_std_dev results need a ranked input");
+  if (!xt.ranked) {
+    if (ctx.op.results.size() > 1) return ctx.error("mean / inv_std_dev results need a ranked input");
+    return Status::ok();
+  }
   KILN_ASSIGN(auto axes, norm_axes(ctx.op, ctx.op.attr_ints("axes"), xt.rank()));
+  if (ctx.op.results.size() <= 1) return Status::ok();
   TensorType st{sd, reduced_shape(xt.dims, axes, true), true};
   for (size_t i = 1; i < ctx.op.results.size(); ++i) ctx.out.push_back(st);
   return Status::ok();

@@ -101,6 +101,7 @@ Status infer_reduce(InferCtx &ctx) {
     ctx.out = {TensorType{xt.dtype, {}, false}};
     return Status::ok();
   }
+  if (ctx.present(1) && !is_integer(ctx.type(1).dtype)) return ctx.error("axes must be an integer tensor");
   const Tensor *axes = ctx.present(1) ? const_operand(ctx, 1) : nullptr;
   int64_t num_axes = -1; // unknown
   if (ctx.present(1) && !axes) {

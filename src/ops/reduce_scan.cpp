@@ -81,6 +81,7 @@ Status verify_cumulative(const Op &op) {
 Status infer_cumulative(InferCtx &ctx) {
   if (is_bool(ctx.type(0).dtype))
     return ctx.error("cumulative sum / product of a bool tensor is not supported");
+  if (!is_integer(ctx.type(1).dtype)) return ctx.error("axis must be an integer tensor");
   return infer_same_as(ctx, 0);
 }
 
@@ -117,6 +118,7 @@ Status eval_cumulative(EvalCtx &ctx) {
 Status infer_topk(InferCtx &ctx) {
   const TensorType &xt = ctx.type(0);
   if (is_bool(xt.dtype)) return ctx.error("top-k of a bool tensor is not supported");
+  if (!is_integer(ctx.type(1).dtype)) return ctx.error("k must be an integer tensor");
   if (!xt.ranked) {
     ctx.out = {TensorType{xt.dtype, {}, false}, TensorType{DType::i64, {}, false}};
     return Status::ok();
