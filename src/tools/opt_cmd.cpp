@@ -1,4 +1,12 @@
-// kiln opt: parses text IR, runs passes, prints text IR.
+// kiln opt: parses text IR, verifies it, runs passes, prints text IR.
+//
+//   kiln opt FILE [--pass=NAME]... [--verify-only] [--split-input-file]
+//
+// Diagnostics are "file:line:col: error: message" where a location is known (parse errors and
+// ops that fail verification), else "error: message". With --split-input-file the input is
+// cut at lines "// -----" and each part is processed on its own (line numbers stay those of
+// the whole file); the outputs are joined by "// -----" and the exit status is 1 when any
+// part failed.
 #include "ir/text.h"
 #include "ops/ops.h"
 #include "passes/pass.h"
@@ -18,46 +26,161 @@ struct OptArgs {
   std::string file;
   std::vector<std::string> passes;
   bool verify_only = false;
+  bool split_input_file = false;
 };
 
-Status opt(const OptArgs &a) {
-  std::string text;
-  if (a.file == "-") {
-    std::stringstream ss;
+Result<std::string> read_input(const std::string &file) {
+  std::stringstream ss;
+  if (file == "-") {
     ss << std::cin.rdbuf();
-    text = ss.str();
-  } else {
-    std::ifstream f(a.file);
-    if (!f) return Status::error(fmt::format("{}: cannot open", a.file));
-    std::stringstream ss;
-    ss << f.rdbuf();
-    text = ss.str();
+    return ss.str();
   }
-  KILN_ASSIGN(auto m, parse_module(core_ops(), text, a.file));
-  for (auto &fn : m->functions) KILN_TRY(verify_function(*fn));
+  std::ifstream f(file, std::ios::binary);
+  if (!f) return Status::error(fmt::format("error: {}: cannot open", file));
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Parts of `text` between "// -----" lines, each prefixed with blank lines so that its line
+// numbers are those of the whole text.
+std::vector<std::string> split_input(const std::string &text) {
+  std::vector<std::string> parts;
+  std::string cur;
+  size_t lines_before = 0, line_no = 0, pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    size_t next = end == std::string::npos ? text.size() : end + 1;
+    std::string_view line(text.data() + pos, next - pos);
+    ++line_no;
+    auto first = line.find_first_not_of(" \t");
+    auto last = line.find_last_not_of(" \t\r\n");
+    if (first != std::string_view::npos && line.substr(first, last - first + 1) == "// -----") {
+      parts.push_back(std::string(lines_before, '\n') + cur);
+      cur.clear();
+      lines_before = line_no;
+    } else {
+      cur += line;
+    }
+    pos = next;
+  }
+  parts.push_back(std::string(lines_before, '\n') + cur);
+  return parts;
+}
+
+// "file:line:col: message" (the parser's form) -> "file:line:col: error: message".
+std::string as_diagnostic(const std::string &file, const std::string &msg) {
+  if (msg.rfind(file + ":", 0) == 0) {
+    size_t p = file.size() + 1;
+    size_t colon1 = msg.find(':', p);
+    size_t colon2 = colon1 == std::string::npos ? colon1 : msg.find(':', colon1 + 1);
+    if (colon2 != std::string::npos && colon2 + 1 < msg.size() && msg[colon2 + 1] == ' ')
+      return msg.substr(0, colon2 + 1) + " error:" + msg.substr(colon2 + 1);
+  }
+  return "error: " + msg;
+}
+
+bool types_agree(const TensorType &recorded, const TensorType &inferred) {
+  if (recorded.dtype != inferred.dtype) return false;
+  if (!recorded.ranked || !inferred.ranked) return true;
+  if (recorded.dims.size() != inferred.dims.size()) return false;
+  for (size_t i = 0; i < recorded.dims.size(); ++i)
+    if (recorded.dims[i] >= 0 && inferred.dims[i] >= 0 && recorded.dims[i] != inferred.dims[i])
+      return false;
+  return true;
+}
+
+// The per-op part of verify_function (arity, attributes, recorded types versus the shape
+// function), for the message only: it names the op by its text location.
+Status check_op(const Op &op) {
+  KILN_TRY(verify_op(op));
+  if (!op.def->infer) return Status::ok();
+  KILN_ASSIGN(auto types, infer_types(op));
+  if (types.size() != op.results.size())
+    return Status::error(fmt::format("{}: shape function gives {} results, op has {}",
+                                     op.describe(), types.size(), op.results.size()));
+  for (size_t i = 0; i < types.size(); ++i)
+    if (!types_agree(op.results[i]->type, types[i]))
+      return Status::error(fmt::format("{}: result {} has type {} but the op gives {}",
+                                       op.describe(), i, op.results[i]->type.str(),
+                                       types[i].str()));
+  return Status::ok();
+}
+
+Status check_graph_located(Graph &g) {
+  for (auto &op : g.ops) {
+    for (auto &r : op->regions) KILN_TRY(check_graph_located(*r));
+    // The location goes in front of the message rather than into describe().
+    std::string loc = std::exchange(op->loc, {});
+    Status st = check_op(*op);
+    op->loc = loc;
+    if (!st) return Status::error(loc.empty() ? "error: " + st.message()
+                                              : fmt::format("{}: error: {}", loc, st.message()));
+  }
+  return Status::ok();
+}
+
+Status verify_module(Module &m, const std::string &when) {
+  for (auto &fn : m.functions) {
+    KILN_TRY(check_graph_located(fn->body));
+    Status st = verify_function(*fn);
+    if (!st) return Status::error("error: " + (when.empty() ? "" : when + ": ") + st.message());
+  }
+  return Status::ok();
+}
+
+// One input (a whole file or a part of it): parse, verify, run passes; the printed result.
+Result<std::string> process(const OptArgs &a, const std::string &text) {
+  auto parsed = parse_module(core_ops(), text, a.file);
+  if (!parsed) return Status::error(as_diagnostic(a.file, parsed.status().message()));
+  Module &m = **parsed;
+  KILN_TRY(verify_module(m, ""));
   for (const auto &name : a.passes) {
     const Pass *p = find_pass(name);
-    if (!p) return Status::error(fmt::format("unknown pass '{}'", name));
-    KILN_TRY(p->run(*m).with_context(fmt::format("pass {}", name)));
-    for (auto &fn : m->functions) KILN_TRY(verify_function(*fn).with_context(fmt::format("after pass {}", name)));
+    if (!p) return Status::error(fmt::format("error: unknown pass '{}'", name));
+    Status st = p->run(m);
+    if (!st) return Status::error(fmt::format("error: pass {}: {}", name, st.message()));
+    KILN_TRY(verify_module(m, "after pass " + name));
   }
-  fmt::print("{}", print_module(*m));
-  return Status::ok();
+  return a.verify_only ? std::string() : print_module(m);
+}
+
+bool opt(const OptArgs &a) {
+  auto text = read_input(a.file);
+  if (!text) {
+    fmt::print(stderr, "{}\n", text.status().message());
+    return false;
+  }
+  std::vector<std::string> parts =
+      a.split_input_file ? split_input(*text) : std::vector<std::string>{*text};
+  bool ok = true;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i && !a.verify_only) fmt::print("// -----\n");
+    auto out = process(a, parts[i]);
+    if (out) {
+      fmt::print("{}", *out);
+    } else {
+      std::fflush(stdout);
+      fmt::print(stderr, "{}\n", out.status().message());
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 } // namespace
 
 void add_opt_command(CLI::App &app) {
   auto a = std::make_shared<OptArgs>();
-  auto *cmd = app.add_subcommand("opt", "Parse text IR, run passes, print text IR");
-  cmd->add_option("file", a->file, "text IR file (.kgraph) or - for stdin")->required();
-  cmd->add_option("--pass", a->passes, "pass to run (repeatable, in order)");
+  auto *cmd = app.add_subcommand("opt", "Parse text IR, verify it, run passes, print text IR");
+  cmd->add_option("file", a->file, "text IR file or - for stdin")->required();
+  std::string pass_help = "pass to run (repeatable, in order):";
+  for (const Pass &p : all_passes()) pass_help += fmt::format(" {} ({})", p.name, p.description);
+  cmd->add_option("--pass", a->passes, pass_help)->allow_extra_args(false);
+  cmd->add_flag("--verify-only", a->verify_only, "parse and verify only; print nothing");
+  cmd->add_flag("--split-input-file", a->split_input_file,
+                "process each part between '// -----' lines on its own");
   cmd->callback([a] {
-    Status st = opt(*a);
-    if (!st) {
-      fmt::print(stderr, "error: {}\n", st.message());
-      throw CLI::RuntimeError(1);
-    }
+    if (!opt(*a)) throw CLI::RuntimeError(1);
   });
 }
 
