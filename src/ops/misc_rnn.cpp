@@ -40,8 +40,11 @@ std::string lower(std::string s) {
 // in order for the functions that take them.
 Result<std::vector<Act>> make_acts(const Op &op, Cell cell, int64_t dirs) {
   std::vector<std::string> names;
-  if (auto it = op.attrs.find("activations"); it != op.attrs.end())
-    names = std::get<std::vector<std::string>>(it->second);
+  if (auto it = op.attrs.find("activations"); it != op.attrs.end()) {
+    const auto *v = std::get_if<std::vector<std::string>>(&it->second);
+    if (!v) return Status::error(op.describe() + ": 'activations' must be a list of strings");
+    names = *v;
+  }
   const size_t nf = static_cast<size_t>(num_funcs(cell));
   if (names.empty()) {
     std::vector<std::string> dflt = cell == Cell::rnn   ? std::vector<std::string>{"Tanh"}
@@ -130,8 +133,9 @@ struct RnnRun {
   std::vector<int64_t> lens;
   std::vector<double> y, yh, yc;
 
-  double act(int64_t d, int k, double v) const {
-    if (clip > 0) v = std::clamp(v, -clip, clip);
+  // Activation k of direction d; clip bounds the gate inputs (not the LSTM cell state fed to h).
+  double act(int64_t d, int k, double v, bool clipped = true) const {
+    if (clip > 0 && clipped) v = std::clamp(v, -clip, clip);
     return acts[static_cast<size_t>(d * num_funcs(cell) + k)](v);
   }
   // sum_i a[i] * m[row, i] for a row-major matrix m with n columns.
@@ -179,7 +183,7 @@ void rnn_step(const RnnRun &R, int64_t d, const double *xt, std::vector<double> 
       double cg = R.act(d, 1, pre[3 * H + k] + hr[3 * H + k]);
       nc[k] = fg * c[k] + ig * cg;
       double og = R.act(d, 0, pre[H + k] + hr[H + k] + P[H + k] * nc[k]);
-      nh[k] = og * R.act(d, 2, nc[k]);
+      nh[k] = og * R.act(d, 2, nc[k], false);
     }
     c = nc;
   }

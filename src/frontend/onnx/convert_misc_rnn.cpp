@@ -31,8 +31,7 @@ Result<std::vector<Value *>> convert_recurrent(NodeCtx &c, const char *cell, siz
   if (std::string(cell) == "lstm") a["input_forget"] = c.attr_int("input_forget", 0);
   std::vector<Value *> ops;
   for (size_t i = 0; i < n_in; ++i) ops.push_back(c.input(i));
-  if (std::string(cell) == "lstm" && c.has_input(4) &&
-      !is_integer(c.input(4)->type.dtype))
+  if (c.has_input(4) && !is_integer(c.input(4)->type.dtype))
     return c.error("sequence_lens must be an integer tensor");
   KILN_ASSIGN(auto rs, c.op_n("kiln.rnn", ops, a, n_out));
   return used_outputs(c, rs);
