@@ -32,6 +32,15 @@ bool type_matches(const TensorType &t, const Tensor &x) {
   return true;
 }
 
+template <class F> void for_each_region_use(const Graph &g, const F &f) {
+  for (const auto &op : g.ops) {
+    for (Value *v : op->operands)
+      if (v) f(v);
+    for (const auto &r : op->regions) for_each_region_use(*r, f);
+  }
+  for (Value *v : g.results) f(v);
+}
+
 Result<std::vector<Tensor>> run_graph(const Graph &g, std::vector<Tensor> params,
                                       const Env *outer, const ExecOptions &opt) {
   Env env;
@@ -42,10 +51,14 @@ Result<std::vector<Tensor>> run_graph(const Graph &g, std::vector<Tensor> params
   for (size_t i = 0; i < params.size(); ++i) env.vals[g.params[i]] = std::move(params[i]);
 
   // Last use of each value in this graph, so that intermediates are released early.
+  // Values used inside an op's regions count as uses by that op.
   std::unordered_map<const Value *, size_t> last_use;
-  for (size_t k = 0; k < g.ops.size(); ++k)
+  for (size_t k = 0; k < g.ops.size(); ++k) {
     for (Value *v : g.ops[k]->operands)
       if (v) last_use[v] = k;
+    for (const auto &r : g.ops[k]->regions)
+      for_each_region_use(*r, [&](const Value *v) { last_use[v] = k; });
+  }
   for (Value *v : g.results) last_use[v] = g.ops.size();
 
   RegionRunner runner = [&](const Graph &region, std::vector<Tensor> ps) {
