@@ -10,6 +10,7 @@
 //       attrs epsilon, training (0/1), momentum (training only).
 #include "ops/reduce_util.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace kiln::reduce_detail {
@@ -35,6 +36,10 @@ Result<std::vector<int64_t>> param_offsets(const Op &op, const Shape &xs, const 
       return Status::error(fmt::format("{}: {} of shape [{}] does not broadcast to the input [{}]",
                                        op.describe(), what, shape_str(ps), shape_str(xs)));
   }
+  // Common case (layer norm): p equals x's trailing dims, so the offset is i mod p.numel();
+  // signalled by an empty result.
+  if (ps.size() <= xs.size() && std::equal(ps.begin(), ps.end(), xs.end() - static_cast<std::ptrdiff_t>(ps.size())))
+    return std::vector<int64_t>();
   std::vector<int64_t> offs(static_cast<size_t>(shape_numel(xs)));
   BroadcastIndexer bi(xs, {ps});
   bi.for_each([&](int64_t i, const int64_t *off) { offs[static_cast<size_t>(i)] = off[0]; });
@@ -44,12 +49,14 @@ Result<std::vector<int64_t>> param_offsets(const Op &op, const Shape &xs, const 
 // Scale and bias applied through param_offsets (absent: 1 and 0).
 struct Affine {
   std::vector<double> scale, bias;
-  std::vector<int64_t> soff, boff;
+  std::vector<int64_t> soff, boff; // empty: flat index modulo the parameter's size
   double apply(int64_t i, double y) const {
-    size_t k = static_cast<size_t>(i);
-    if (!scale.empty()) y *= scale[static_cast<size_t>(soff[k])];
-    if (!bias.empty()) y += bias[static_cast<size_t>(boff[k])];
+    if (!scale.empty()) y *= scale[at(soff, i, scale.size())];
+    if (!bias.empty()) y += bias[at(boff, i, bias.size())];
     return y;
+  }
+  static size_t at(const std::vector<int64_t> &offs, int64_t i, size_t n) {
+    return offs.empty() ? static_cast<size_t>(i) % n : static_cast<size_t>(offs[static_cast<size_t>(i)]);
   }
 };
 
