@@ -286,10 +286,9 @@ template <class F> void for_each_line(int64_t C, const Window &w, int64_t line0,
 
 // Range [lo, hi) of output columns whose input column iw0 + ow * s lies in [0, W).
 inline void valid_cols(int64_t iw0, int64_t s, int64_t W, int64_t OW, int64_t &lo, int64_t &hi) {
-  lo = iw0 >= 0 ? 0 : (-iw0 + s - 1) / s;
+  lo = std::min(OW, iw0 >= 0 ? 0 : (-iw0 + s - 1) / s);
   hi = iw0 >= W ? 0 : std::min(OW, (W - iw0 + s - 1) / s);
-  if (hi < lo) hi = lo;
-  lo = std::min(lo, OW);
+  hi = std::max(hi, lo);
 }
 
 } // namespace
