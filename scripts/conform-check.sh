@@ -21,5 +21,13 @@ else
     exit 77
   fi
 fi
-echo "kiln conform $dir --device $device --expect $list"
-"$kiln" conform "$dir" --device "$device" --expect "$list"
+# light/ and zoo/ hold whole networks whose expected outputs come from float32 runtimes
+# (ONNX Runtime for zoo/): logits of magnitude ~1-10 after 50+ layers carry float32 rounding
+# noise of ~1e-5 that depends on accumulation order, so they are compared with atol 1e-5
+# (rtol stays 1e-3). ONNX Runtime's own model test runner allows 1e-3.
+tol=()
+case "$suite" in
+  onnx-tests/light|onnx-tests/zoo) tol=(--atol 1e-5) ;;
+esac
+echo "kiln conform $dir --device $device ${tol[*]} --expect $list"
+"$kiln" conform "$dir" --device "$device" "${tol[@]}" --expect "$list"

@@ -370,7 +370,8 @@ private:
     for (int i = 0; i < g.input_size(); ++i) {
       const auto &in = g.input(i);
       TensorType t;
-      if (in.type().has_tensor_type() && !in.type().tensor_type().has_shape() &&
+      const bool untyped = in.type().value_case() == onnx::TypeProto::VALUE_NOT_SET;
+      if ((untyped || (in.type().has_tensor_type() && !in.type().tensor_type().has_shape())) &&
           i < static_cast<int>(hints.size())) {
         t = hints[i];
       } else {
