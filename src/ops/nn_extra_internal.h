@@ -5,6 +5,7 @@
 
 #include "ops/op_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -41,6 +42,9 @@ inline int64_t round_saturate(double v, DType t) {
   if (r >= static_cast<double>(hi)) return hi;
   return static_cast<int64_t>(r);
 }
+
+// A coordinate clamped to a range where integer conversion is defined (NaN stays NaN).
+inline double clamp_coord(double v) { return std::clamp(v, -1e12, 1e12); }
 
 // Writes `v` to element i of `t`: floats directly, integers rounded and saturated.
 inline void store_rounded(Tensor &t, int64_t i, double v) {

@@ -79,7 +79,7 @@ Status eval_qlinear_matmul(EvalCtx &ctx) {
   const Shape abatch(as.begin(), as.end() - 2), bbatch(bs.begin(), bs.end() - 2);
   KILN_ASSIGN(Shape batch, broadcast_shapes(abatch, bbatch));
   const DType yt = ctx.input(7).dtype();
-  Tensor Y(yt, out_shape);
+  KILN_ASSIGN(Tensor Y, Tensor::allocate(yt, out_shape));
   std::vector<double> ra(static_cast<size_t>(M)), rb(static_cast<size_t>(N));
   std::vector<int64_t> za(static_cast<size_t>(M)), zb(static_cast<size_t>(N));
   std::vector<double> ys(static_cast<size_t>(N));
@@ -97,6 +97,12 @@ Status eval_qlinear_matmul(EvalCtx &ctx) {
     KILN_ASSIGN(double yzv, param_at(op, ctx.input(7), n, N, "y_zero_point"));
     yz[static_cast<size_t>(n)] = static_cast<int64_t>(yzv);
   }
+  // Zero-point corrected operands.
+  std::vector<int64_t> av(static_cast<size_t>(A.numel())), bv(static_cast<size_t>(B.numel()));
+  for (int64_t i = 0; i < A.numel(); ++i)
+    av[static_cast<size_t>(i)] = A.get_i64(i) - za[static_cast<size_t>((i / K) % M)];
+  for (int64_t i = 0; i < B.numel(); ++i)
+    bv[static_cast<size_t>(i)] = B.get_i64(i) - zb[static_cast<size_t>(i % N)];
   const int64_t nb = shape_numel(batch);
   std::vector<int64_t> aoff(static_cast<size_t>(nb)), boff(static_cast<size_t>(nb));
   BroadcastIndexer bi(batch, {abatch, bbatch});
@@ -109,9 +115,8 @@ Status eval_qlinear_matmul(EvalCtx &ctx) {
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
         int64_t acc = 0;
-        for (int64_t k = 0; k < K; ++k)
-          acc += (A.get_i64(a0 + m * K + k) - za[static_cast<size_t>(m)]) *
-                 (B.get_i64(b0 + k * N + n) - zb[static_cast<size_t>(n)]);
+        const int64_t *pa = av.data() + a0 + m * K, *pb = bv.data() + b0 + n;
+        for (int64_t k = 0; k < K; ++k) acc += pa[k] * pb[k * N];
         const double real = static_cast<double>(acc) * ra[static_cast<size_t>(m)] *
                             rb[static_cast<size_t>(n)] / ys[static_cast<size_t>(n)];
         Y.set_i64((t * M + m) * N + n,
@@ -250,7 +255,6 @@ Result<std::vector<int64_t>> conv_accumulate(EvalCtx &ctx, const ConvGeom &g) {
 Status eval_qlinear_conv(EvalCtx &ctx) {
   const Op &op = ctx.op;
   KILN_ASSIGN(ConvGeom g, conv_geom(op, ctx.input(0).shape(), ctx.input(3).shape()));
-  KILN_ASSIGN(std::vector<int64_t> acc, conv_accumulate(ctx, g));
   KILN_ASSIGN(double xs, param_at(op, ctx.input(1), 0, 1, "x_scale"));
   KILN_ASSIGN(double ys, param_at(op, ctx.input(6), 0, 1, "y_scale"));
   KILN_ASSIGN(double yzd, param_at(op, ctx.input(7), 0, 1, "y_zero_point"));
@@ -258,6 +262,7 @@ Status eval_qlinear_conv(EvalCtx &ctx) {
   Shape out = {g.N, g.M};
   out.insert(out.end(), g.out.begin(), g.out.end());
   KILN_ASSIGN(Tensor Y, Tensor::allocate(yt, out));
+  KILN_ASSIGN(std::vector<int64_t> acc, conv_accumulate(ctx, g));
   const int64_t npos = shape_numel(g.out);
   for (int64_t i = 0; i < Y.numel(); ++i) {
     const int64_t m = (i / std::max<int64_t>(npos, 1)) % g.M;

@@ -260,7 +260,10 @@ Taps axis_taps(const AxisParams &P, int64_t o, double scale, int64_t in, int64_t
                double hi) {
   Taps t;
   double x = source_coord(P, static_cast<double>(o), scale, in, out, lo, hi, t.outside);
+  if (std::isnan(x)) t.outside = true; // e.g. a NaN roi
   if (t.outside) return t;
+  // Far outside the input every tap is clamped to the edge anyway.
+  x = std::clamp(x, -1e9, 1e9);
   if (P.mode == "nearest") {
     t.idx = {std::clamp<int64_t>(nearest_index(P.nearest_mode, x, scale), 0, in - 1)};
     t.w = {1.0};

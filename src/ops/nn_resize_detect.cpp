@@ -107,8 +107,15 @@ Status eval_roi_align(EvalCtx &ctx) {
       rh = std::max(rh, 1.0);
     }
     const double bh = rh / static_cast<double>(oh), bw = rw / static_cast<double>(ow);
-    const int64_t gh = sr > 0 ? sr : static_cast<int64_t>(std::ceil(rh / static_cast<double>(oh)));
-    const int64_t gw = sr > 0 ? sr : static_cast<int64_t>(std::ceil(rw / static_cast<double>(ow)));
+    if (!std::isfinite(x1) || !std::isfinite(y1) || !std::isfinite(bh) || !std::isfinite(bw))
+      return ctx.error(fmt::format("roi {} is not finite", r));
+    // Adaptive sampling: ceil(bin size) points per bin (at least 1; bounded for sanity).
+    auto grid = [&](double bin) {
+      return sr > 0 ? sr : static_cast<int64_t>(std::ceil(std::clamp(bin, 0.0, 1e6)));
+    };
+    const int64_t gh = grid(bh), gw = grid(bw);
+    if (gh * gw > (int64_t(1) << 24))
+      return ctx.error(fmt::format("roi {} needs too many samples per bin", r));
     const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
     for (int64_t ph = 0; ph < oh; ++ph)
       for (int64_t pw = 0; pw < ow; ++pw) {

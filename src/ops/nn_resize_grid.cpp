@@ -100,6 +100,8 @@ double sample_point(const GridParams &P, const double *plane, const std::vector<
                     std::vector<double> &x) {
   const size_t r = P.dims.size();
   for (size_t d = 0; d < r; ++d) {
+    if (std::isnan(x[d])) return x[d];
+    x[d] = clamp_coord(x[d]);
     if (P.mode == "nearest") x[d] = std::nearbyint(x[d]);
     if (x[d] < P.lo[d] || x[d] > P.hi[d]) {
       if (P.pm == "border") x[d] = std::clamp(x[d], 0.0, static_cast<double>(P.dims[d] - 1));
