@@ -1,0 +1,1 @@
+// graph IR -> kernels -> artifact (placeholder)

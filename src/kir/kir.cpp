@@ -1,0 +1,1 @@
+#include "kir/kir.h"

@@ -1,0 +1,1 @@
+// SPIR-V emitter (placeholder until the kernel IR lands)
