@@ -173,6 +173,14 @@ Status infer_resize(InferCtx &ctx) {
   KILN_ASSIGN(std::vector<int64_t> axes, resize_axes(ctx.op, x.rank()));
   Shape out = x.dims;
   for (int64_t a : axes) out[static_cast<size_t>(a)] = kDynamic;
+  // Constant sizes give the result dims without the input dims (unless the aspect ratio is
+  // kept, which depends on them).
+  if (sizes && sizes->numel() == static_cast<int64_t>(axes.size()) &&
+      ctx.op.attr_str("keep_aspect_ratio_policy", "stretch") == "stretch" &&
+      (!scales || scales->numel() == 0))
+    for (size_t i = 0; i < axes.size(); ++i)
+      out[static_cast<size_t>(axes[i])] =
+          std::max<int64_t>(sizes->get_i64(static_cast<int64_t>(i)), kDynamic);
   ctx.out = {TensorType{x.dtype, out, true}};
   return Status::ok();
 }
