@@ -189,6 +189,7 @@ Status eval_conv(EvalCtx &ctx) {
   const Tensor &x = ctx.input(0), &w = ctx.input(1);
   const Tensor *b = ctx.present(2) ? &ctx.input(2) : nullptr;
   KILN_ASSIGN(ConvShape s, conv_shape(ctx.op, x.shape(), w.shape(), false));
+  KILN_TRY(nn::check_result_size(ctx.op, s.out));
   KILN_TRY(check_bias(ctx.op, b, s.M));
   switch (nn::compute_type(x.dtype())) {
   case CType::f32: ctx.out = {conv_typed<float>(x, w, b, s, x.dtype())}; break;
@@ -216,6 +217,7 @@ Result<std::vector<uint64_t>> minus_zp(const Op &op, const Tensor &t, const Tens
 Status eval_conv_integer(EvalCtx &ctx) {
   const Tensor &x = ctx.input(0), &w = ctx.input(1);
   KILN_ASSIGN(ConvShape s, conv_shape(ctx.op, x.shape(), w.shape(), false));
+  KILN_TRY(nn::check_result_size(ctx.op, s.out));
   KILN_ASSIGN(auto vx, minus_zp(ctx.op, x, ctx.present(2) ? &ctx.input(2) : nullptr, 1));
   KILN_ASSIGN(auto vw, minus_zp(ctx.op, w, ctx.present(3) ? &ctx.input(3) : nullptr, s.M));
   ctx.out = {nn::store<uint64_t>(conv_run<uint64_t>(vx.data(), vw.data(), nullptr, s), DType::i32,
@@ -263,6 +265,7 @@ Status eval_conv_transpose(EvalCtx &ctx) {
   const Tensor &x = ctx.input(0), &w = ctx.input(1);
   const Tensor *b = ctx.present(2) ? &ctx.input(2) : nullptr;
   KILN_ASSIGN(ConvShape s, conv_shape(ctx.op, x.shape(), w.shape(), true));
+  KILN_TRY(nn::check_result_size(ctx.op, s.out));
   KILN_TRY(check_bias(ctx.op, b, s.M));
   switch (nn::compute_type(x.dtype())) {
   case CType::f32: ctx.out = {convt_typed<float>(x, w, b, s, x.dtype())}; break;

@@ -58,6 +58,7 @@ Status eval_col2im(EvalCtx &ctx) {
   KILN_ASSIGN(Col2ImShape s, col2im_shape(ctx.op, x.shape(), ctx.input(1), ctx.input(2)));
   Shape out{s.N, s.C};
   out.insert(out.end(), s.w.in.begin(), s.w.in.end());
+  KILN_TRY(nn::check_result_size(ctx.op, out));
   std::vector<double> y(static_cast<size_t>(shape_numel(out)), 0.0);
   nn::View<double> vx(x);
   const int64_t per_in = x.numel() / std::max<int64_t>(1, s.N), per_out = s.C * s.w.in_size();
@@ -185,6 +186,7 @@ void deform_cols(const DeformShape &s, const double *X, const double *O, const d
 Status eval_deform_conv(EvalCtx &ctx) {
   const Tensor &x = ctx.input(0), &wt = ctx.input(1), &off = ctx.input(2);
   KILN_ASSIGN(DeformShape s, deform_shape(ctx.op, x.shape(), wt.shape()));
+  KILN_TRY(nn::check_result_size(ctx.op, s.out));
   const int64_t r = s.w.rank(), ks = s.w.kernel_size(), P = s.w.out_size();
   Shape want_off{s.N, s.OG * ks * r};
   want_off.insert(want_off.end(), s.w.out.begin(), s.w.out.end());

@@ -176,6 +176,10 @@ Status eval_einsum(EvalCtx &ctx) {
   std::vector<Tensor> in(ctx.in.begin(), ctx.in.end());
   for (const Tensor &t : in) shapes.push_back(t.shape());
   KILN_ASSIGN(Einsum e, parse_einsum(ctx.op, shapes));
+  Shape all; // every label's size: bounds the index loop
+  for (int l = 0; l < e.nlabels; ++l)
+    if (e.size[l] != -3) all.push_back(e.size[l]);
+  KILN_TRY(nn::check_result_size(ctx.op, all));
   const DType dt = in[0].dtype();
   if (is_float(dt)) ctx.out = {einsum_run<double>(e, in, dt)};
   else ctx.out = {einsum_run<uint64_t>(e, in, dt)};

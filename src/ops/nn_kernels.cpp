@@ -168,6 +168,18 @@ int64_t Window::in_size() const { return shape_numel(in); }
 int64_t Window::out_size() const { return shape_numel(out); }
 int64_t Window::kernel_size() const { return shape_numel(kernel); }
 
+Status check_result_size(const Op &op, const Shape &shape) {
+  constexpr int64_t kMax = int64_t(1) << 31; // elements (computed in up to 8-byte types)
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return Status::error(fmt::format("{}: negative result dim", op.describe()));
+    if (d > 0 && n > kMax / d)
+      return Status::error(fmt::format("{}: result [{}] is too large", op.describe(), shape_str(shape)));
+    n *= d;
+  }
+  return Status::ok();
+}
+
 Result<std::vector<int64_t>> attr_list(const Op &op, const char *name, size_t n, int64_t dflt,
                                        int64_t min) {
   std::vector<int64_t> v = op.attr_ints(name, std::vector<int64_t>(n, dflt));

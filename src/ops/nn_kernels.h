@@ -55,6 +55,10 @@ struct Window {
 Result<Window> make_window(const Op &op, std::vector<int64_t> kernel, const Shape &in,
                            bool allow_ceil);
 
+// Refuses results too large to compute in memory (a clear error instead of a failed
+// allocation); `shape` may contain dims from a malformed model.
+Status check_result_size(const Op &op, const Shape &shape);
+
 // Reads an int-list attribute of length n (default `dflt` repeated); error when the length
 // differs or a value is below `min`.
 Result<std::vector<int64_t>> attr_list(const Op &op, const char *name, size_t n, int64_t dflt,

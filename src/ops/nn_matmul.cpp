@@ -71,6 +71,7 @@ template <class T> Tensor matmul_typed(const T *A, const T *B, const MatmulDims 
 Status eval_matmul(EvalCtx &ctx) {
   const Tensor &a = ctx.input(0), &b = ctx.input(1);
   KILN_ASSIGN(MatmulDims d, matmul_dims(ctx.op, a.shape(), b.shape(), false));
+  KILN_TRY(nn::check_result_size(ctx.op, d.out));
   const DType dt = a.dtype();
   Tensor r;
   switch (nn::compute_type(dt)) {
@@ -119,6 +120,7 @@ Result<std::vector<uint64_t>> sub_zero_point(const Op &op, const Tensor &x, cons
 Status eval_matmul_integer(EvalCtx &ctx) {
   const Tensor &a = ctx.input(0), &b = ctx.input(1);
   KILN_ASSIGN(MatmulDims d, matmul_dims(ctx.op, a.shape(), b.shape(), false));
+  KILN_TRY(nn::check_result_size(ctx.op, d.out));
   const Tensor *za = ctx.present(2) ? &ctx.input(2) : nullptr;
   const Tensor *zb = ctx.present(3) ? &ctx.input(3) : nullptr;
   KILN_ASSIGN(auto va, sub_zero_point(ctx.op, a, za, true, d.M, d.K));
@@ -169,6 +171,7 @@ Status eval_gemm(EvalCtx &ctx) {
   const Tensor &a = ctx.input(0), &b = ctx.input(1);
   KILN_ASSIGN(auto dims, gemm_dims(ctx.op, a.shape(), b.shape()));
   const auto [M, K, N] = dims;
+  KILN_TRY(nn::check_result_size(ctx.op, {M, N}));
   const double alpha = ctx.op.attr_float("alpha", 1.0), beta = ctx.op.attr_float("beta", 1.0);
   const DType dt = a.dtype();
   const Shape out_shape{M, N};

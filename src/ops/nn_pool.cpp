@@ -143,6 +143,9 @@ template <class T> std::vector<Tensor> pool_typed(const Tensor &x, const Plan &p
 Status eval_pool(EvalCtx &ctx) {
   const Tensor &x = ctx.input(0);
   KILN_ASSIGN(Plan pl, make_plan(ctx.op, x.shape()));
+  Shape out{x.shape()[0], x.shape()[1]};
+  out.insert(out.end(), pl.w.out.begin(), pl.w.out.end());
+  KILN_TRY(nn::check_result_size(ctx.op, out));
   PoolCfg cfg;
   cfg.mode = mode_of(ctx.op);
   cfg.count_pad = ctx.op.attr_int("count_include_pad", 0) != 0;
