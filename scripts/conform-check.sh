@@ -22,12 +22,14 @@ else
   fi
 fi
 # light/ and zoo/ hold whole networks whose expected outputs come from float32 runtimes
-# (ONNX Runtime for zoo/): logits of magnitude ~1-10 after 50+ layers carry float32 rounding
-# noise of ~1e-5 that depends on accumulation order, so they are compared with atol 1e-5
-# (rtol stays 1e-3). ONNX Runtime's own model test runner allows 1e-3.
+# (zoo/: ONNX Runtime 1.30 CPU). kiln's reference accumulates in double; on zoo/shufflenet the
+# two disagree by up to 1.5e-5 on logits of magnitude up to 8.3 (2e-6 of the output range),
+# which is float32 rounding in the golden data (matmul/conv in double gives the same result).
+# So whole networks are compared with atol 1e-4 (rtol stays ONNX's 1e-3); node tests keep
+# ONNX's defaults (rtol 1e-3, atol 1e-7) and models/ uses rtol 1e-4, atol 1e-5.
 tol=()
 case "$suite" in
-  onnx-tests/light|onnx-tests/zoo) tol=(--atol 1e-5) ;;
+  onnx-tests/light|onnx-tests/zoo) tol=(--atol 1e-4) ;;
 esac
 echo "kiln conform $dir --device $device ${tol[*]} --expect $list"
 "$kiln" conform "$dir" --device "$device" "${tol[@]}" --expect "$list"
