@@ -1,1 +1,415 @@
+// Kernel IR: a small SIMT/loop language describing one compute dispatch.
+//
+// Expressions (Expr) and statements (Stmt) are immutable nodes behind shared value handles.
+// Node kinds come from the X-macro lists below; switches over kinds have no `default:` so a
+// new kind fails to compile where it is not handled. Nodes are built only through the
+// factory functions, which check operand types and abort (KILN_ASSERT) on misuse: the
+// compiler, not the model, is responsible for well-typed kernel IR.
+//
+// Semantics worth knowing:
+// - Integer div truncates toward zero and mod takes the sign of the dividend (C semantics);
+//   float mod is fmod. shr is arithmetic for signed types, logical for unsigned ones.
+// - Loads and stores use element indices (i32 or u32). Buffers of `boolean` hold one byte
+//   per element (0 or 1); loads and stores convert.
+// - Variables are identified by name. For, Let and DeclareVar bind a name; DeclareVar's
+//   scope is the rest of its enclosing Block. Only DeclareVar variables may be Assigned.
 #pragma once
+
+#include "support/status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::kir {
+
+enum class ScalarType { boolean, i8, u8, i16, u16, i32, u32, i64, u64, f16, f32, f64 };
+
+const char *to_string(ScalarType t);
+bool is_float(ScalarType t);
+bool is_int(ScalarType t); // integer types, not boolean
+bool is_signed_int(ScalarType t);
+bool is_unsigned_int(ScalarType t);
+int bits(ScalarType t); // boolean: 1
+int storage_bytes(ScalarType t); // bytes per element in a buffer (boolean: 1)
+
+enum class BinOp { add, sub, mul, div, mod, min, max, pow, bit_and, bit_or, bit_xor, shl, shr };
+enum class CmpOp { eq, ne, lt, le, gt, ge };
+enum class Intrinsic {
+  exp, log, sqrt, rsqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh,
+  atanh, floor, ceil, round_even, trunc, abs, sign, fma, erf, isnan, isinf
+};
+enum class BuiltinKind {
+  global_id_x, global_id_y, global_id_z, local_id_x, local_id_y, local_id_z,
+  workgroup_id_x, workgroup_id_y, workgroup_id_z
+};
+
+const char *to_string(BinOp op);
+const char *to_string(CmpOp op);
+const char *to_string(Intrinsic f);
+const char *to_string(BuiltinKind b);
+int arity(Intrinsic f);
+
+#define KILN_KIR_EXPR_KINDS(X)                                                                 \
+  X(IntImm)                                                                                    \
+  X(FloatImm)                                                                                  \
+  X(Var)                                                                                       \
+  X(Binary)                                                                                    \
+  X(Cmp)                                                                                       \
+  X(And)                                                                                       \
+  X(Or)                                                                                        \
+  X(Not)                                                                                       \
+  X(Select)                                                                                    \
+  X(Cast)                                                                                      \
+  X(Call)                                                                                      \
+  X(Load)                                                                                      \
+  X(Builtin)                                                                                   \
+  X(PushConst)                                                                                 \
+  X(LoadShared)
+
+#define KILN_KIR_STMT_KINDS(X)                                                                 \
+  X(Store)                                                                                     \
+  X(For)                                                                                       \
+  X(If)                                                                                        \
+  X(Let)                                                                                       \
+  X(DeclareVar)                                                                                \
+  X(Assign)                                                                                    \
+  X(Block)                                                                                     \
+  X(Barrier)                                                                                   \
+  X(StoreShared)
+
+enum class ExprKind {
+#define KILN_KIR_ENUM(K) K,
+  KILN_KIR_EXPR_KINDS(KILN_KIR_ENUM)
+};
+enum class StmtKind { KILN_KIR_STMT_KINDS(KILN_KIR_ENUM) };
+#undef KILN_KIR_ENUM
+
+const char *to_string(ExprKind k);
+const char *to_string(StmtKind k);
+
+struct ExprNode {
+  ExprKind kind;
+  ScalarType type;
+};
+struct StmtNode {
+  StmtKind kind;
+};
+
+// Value handle of an immutable expression. Default-constructed = undefined (null).
+class Expr {
+public:
+  Expr() = default;
+  explicit Expr(std::shared_ptr<const ExprNode> node) : node_(std::move(node)) {}
+  bool defined() const { return node_ != nullptr; }
+  ExprKind kind() const { return node_->kind; }
+  ScalarType type() const { return node_->type; }
+  const ExprNode *get() const { return node_.get(); }
+  bool same_as(const Expr &o) const { return node_ == o.node_; }
+  template <class T> const T *as() const {
+    return node_ && node_->kind == T::node_kind ? static_cast<const T *>(node_.get()) : nullptr;
+  }
+
+private:
+  std::shared_ptr<const ExprNode> node_;
+};
+
+class Stmt {
+public:
+  Stmt() = default;
+  explicit Stmt(std::shared_ptr<const StmtNode> node) : node_(std::move(node)) {}
+  bool defined() const { return node_ != nullptr; }
+  StmtKind kind() const { return node_->kind; }
+  const StmtNode *get() const { return node_.get(); }
+  bool same_as(const Stmt &o) const { return node_ == o.node_; }
+  template <class T> const T *as() const {
+    return node_ && node_->kind == T::node_kind ? static_cast<const T *>(node_.get()) : nullptr;
+  }
+
+private:
+  std::shared_ptr<const StmtNode> node_;
+};
+
+// ---- expression nodes ----
+struct IntImm : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::IntImm;
+  int64_t value; // normalised to the type's range (u64: bit pattern)
+};
+struct FloatImm : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::FloatImm;
+  double value;
+};
+struct Var : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::Var;
+  std::string name;
+};
+struct Binary : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::Binary;
+  BinOp op;
+  Expr a, b;
+};
+struct Cmp : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::Cmp;
+  CmpOp op;
+  Expr a, b;
+};
+struct And : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::And;
+  Expr a, b;
+};
+struct Or : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::Or;
+  Expr a, b;
+};
+struct Not : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::Not;
+  Expr a;
+};
+struct Select : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::Select;
+  Expr cond, t, f;
+};
+struct Cast : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::Cast;
+  Expr value;
+};
+struct Call : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::Call;
+  Intrinsic fn;
+  std::vector<Expr> args;
+};
+struct Load : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::Load;
+  int buffer; // index into Kernel::buffers; type = that buffer's element type
+  Expr index;
+};
+struct Builtin : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::Builtin;
+  BuiltinKind builtin;
+};
+struct PushConst : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::PushConst;
+  int slot; // u32 at byte offset 4 * slot of the push constants
+};
+struct LoadShared : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::LoadShared;
+  int array; // index into Kernel::shared
+  Expr index;
+};
+
+// ---- statement nodes ----
+struct Store : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::Store;
+  int buffer;
+  Expr index, value;
+};
+struct For : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::For;
+  Expr var; // a Var of type i32 or u32; runs begin, begin+1, ..., begin+extent-1
+  Expr begin, extent;
+  Stmt body;
+};
+struct If : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::If;
+  Expr cond;
+  Stmt then_case, else_case; // else_case may be undefined
+};
+struct Let : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::Let;
+  Expr var, value;
+  Stmt body;
+};
+struct DeclareVar : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::DeclareVar;
+  Expr var, init;
+};
+struct Assign : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::Assign;
+  Expr var, value;
+};
+struct Block : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::Block;
+  std::vector<Stmt> stmts;
+};
+struct Barrier : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::Barrier;
+};
+struct StoreShared : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::StoreShared;
+  int array;
+  Expr index, value;
+};
+
+// Typed references to a kernel's buffers and shared arrays (see Kernel::add_buffer).
+struct BufferVar {
+  int index;
+  ScalarType elem;
+};
+struct SharedVar {
+  int index;
+  ScalarType elem;
+};
+
+// ---- expression factories (checked) ----
+Expr imm(ScalarType t, int64_t v); // integer or boolean type
+Expr fimm(ScalarType t, double v); // float type
+Expr imm_bool(bool v);
+Expr imm_i32(int32_t v);
+Expr imm_u32(uint32_t v);
+Expr imm_i64(int64_t v);
+Expr imm_f32(float v);
+// A constant of type t holding v (float or integer type; integer types take the value
+// rounded toward zero).
+Expr make_const(ScalarType t, double v);
+Expr var(std::string name, ScalarType t);
+Expr binary(BinOp op, Expr a, Expr b);
+Expr add(Expr a, Expr b);
+Expr sub(Expr a, Expr b);
+Expr mul(Expr a, Expr b);
+Expr div(Expr a, Expr b);
+Expr mod(Expr a, Expr b);
+Expr min(Expr a, Expr b);
+Expr max(Expr a, Expr b);
+Expr pow(Expr a, Expr b);
+Expr cmp(CmpOp op, Expr a, Expr b);
+Expr logical_and(Expr a, Expr b);
+Expr logical_or(Expr a, Expr b);
+Expr logical_not(Expr a);
+Expr select(Expr cond, Expr t, Expr f);
+Expr cast(ScalarType t, Expr x); // identity cast returns x
+Expr call(Intrinsic fn, std::vector<Expr> args);
+Expr load(BufferVar buf, Expr index);
+Expr load(int buffer, ScalarType elem, Expr index);
+Expr builtin(BuiltinKind b);
+Expr global_id(int axis); // u32
+Expr local_id(int axis);
+Expr workgroup_id(int axis);
+Expr push_const(int slot); // u32
+Expr load_shared(SharedVar array, Expr index);
+Expr load_shared(int array, ScalarType elem, Expr index);
+
+// Operators build nodes; `==` etc. build Cmp nodes (use Expr::same_as for identity).
+// Mixed with a C++ number, the number becomes a constant of the Expr's type.
+Expr operator+(Expr a, Expr b);
+Expr operator-(Expr a, Expr b);
+Expr operator*(Expr a, Expr b);
+Expr operator/(Expr a, Expr b);
+Expr operator%(Expr a, Expr b);
+Expr operator&(Expr a, Expr b);
+Expr operator|(Expr a, Expr b);
+Expr operator^(Expr a, Expr b);
+Expr operator<<(Expr a, Expr b);
+Expr operator>>(Expr a, Expr b);
+Expr operator<(Expr a, Expr b);
+Expr operator<=(Expr a, Expr b);
+Expr operator>(Expr a, Expr b);
+Expr operator>=(Expr a, Expr b);
+Expr operator==(Expr a, Expr b);
+Expr operator!=(Expr a, Expr b);
+Expr operator&&(Expr a, Expr b);
+Expr operator||(Expr a, Expr b);
+Expr operator!(Expr a);
+Expr operator-(Expr a); // 0 - a
+Expr operator+(Expr a, int64_t b);
+Expr operator-(Expr a, int64_t b);
+Expr operator*(Expr a, int64_t b);
+Expr operator/(Expr a, int64_t b);
+Expr operator%(Expr a, int64_t b);
+Expr operator<(Expr a, int64_t b);
+Expr operator<=(Expr a, int64_t b);
+Expr operator>(Expr a, int64_t b);
+Expr operator>=(Expr a, int64_t b);
+Expr operator==(Expr a, int64_t b);
+Expr operator!=(Expr a, int64_t b);
+
+// ---- statement factories (checked) ----
+Stmt store(BufferVar buf, Expr index, Expr value);
+Stmt store(int buffer, Expr index, Expr value);
+Stmt for_loop(Expr var, Expr begin, Expr extent, Stmt body);
+Stmt if_then(Expr cond, Stmt then_case, Stmt else_case = Stmt());
+Stmt let(Expr var, Expr value, Stmt body);
+Stmt declare_var(Expr var, Expr init);
+Stmt assign(Expr var, Expr value);
+Stmt block(std::vector<Stmt> stmts);
+Stmt barrier();
+Stmt store_shared(SharedVar array, Expr index, Expr value);
+Stmt store_shared(int array, Expr index, Expr value);
+
+// ---- kernels ----
+struct BufferParam {
+  std::string name;
+  ScalarType elem;
+  bool readonly = false;
+  bool writeonly = false;
+};
+
+struct SharedArray {
+  std::string name;
+  ScalarType elem;
+  uint32_t count;
+};
+
+struct Kernel {
+  std::string name;
+  std::vector<BufferParam> buffers; // set 0, binding i
+  uint32_t workgroup_size[3] = {1, 1, 1};
+  uint32_t push_constant_count = 0; // u32 slots
+  std::vector<SharedArray> shared;
+  Stmt body;
+
+  BufferVar add_buffer(std::string buf_name, ScalarType elem, bool readonly = false,
+                       bool writeonly = false);
+  SharedVar add_shared(std::string array_name, ScalarType elem, uint32_t count);
+  BufferVar buffer(int i) const;
+  SharedVar shared_array(int i) const;
+};
+
+// ---- traversal ----
+// Visitor: each visit() walks the children by default; override the kinds you care about
+// (add `using Visitor::visit;` in the subclass to keep the other overloads visible).
+class Visitor {
+public:
+  virtual ~Visitor() = default;
+  virtual void visit(const Expr &e);
+  virtual void visit(const Stmt &s);
+#define KILN_KIR_VISIT(K) virtual void visit(const K *node);
+  KILN_KIR_EXPR_KINDS(KILN_KIR_VISIT)
+  KILN_KIR_STMT_KINDS(KILN_KIR_VISIT)
+#undef KILN_KIR_VISIT
+};
+
+// Mutator: rebuilds a node only when a child changed, so an unchanged tree comes back as
+// the same nodes (same_as). Override visit(const K *, self) for the kinds you rewrite.
+class Mutator {
+public:
+  virtual ~Mutator() = default;
+  virtual Expr mutate(const Expr &e);
+  virtual Stmt mutate(const Stmt &s);
+
+protected:
+#define KILN_KIR_MUTATE_E(K) virtual Expr visit(const K *node, const Expr &self);
+#define KILN_KIR_MUTATE_S(K) virtual Stmt visit(const K *node, const Stmt &self);
+  KILN_KIR_EXPR_KINDS(KILN_KIR_MUTATE_E)
+  KILN_KIR_STMT_KINDS(KILN_KIR_MUTATE_S)
+#undef KILN_KIR_MUTATE_E
+#undef KILN_KIR_MUTATE_S
+};
+
+// ---- passes ----
+// Constant folding and algebraic identities (x+0, x*1, x*0 for integers, nested constant
+// add/mul, select/if with a constant condition, loops with a zero extent).
+Expr simplify(const Expr &e);
+Stmt simplify(const Stmt &s);
+Kernel simplify(const Kernel &k);
+
+// Checks types, buffer/shared indices, push-constant slots, variable scoping and
+// assignability, read/write permissions and the workgroup size.
+Status verify(const Kernel &k);
+
+std::string print(const Expr &e);
+std::string print(const Stmt &s, int indent = 0);
+std::string print(const Kernel &k);
+
+} // namespace kiln::kir

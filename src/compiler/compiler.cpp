@@ -1,1 +1,0 @@
-// graph IR -> kernels -> artifact (placeholder)
