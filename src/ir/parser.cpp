@@ -1,7 +1,26 @@
-// Parser of the textual IR (grammar in docs/TEXT-IR.md). Recursive descent with one token of
-// lookahead; the first error stops parsing and is reported as "file:line:col: message".
-// Ops are created as written (result types included); checking them against the shape
-// functions is verify_function's job.
+// Parser of the textual IR. Recursive descent with one token of lookahead; the first error
+// stops parsing and is reported as "file:line:col: message". Ops are created as written
+// (result types included); checking them against the shape functions is verify_function's job.
+//
+// Grammar ('//' comments run to the end of the line):
+//   module     := function*
+//   function   := 'func' '@' (name | string) '(' params? ')' '->' '(' types? ')' '{' body '}'
+//   params     := %name ':' type (',' %name ':' type)*
+//   body       := op* 'return' (operand (',' operand)*)?
+//   op         := (%name (',' %name)* '=')? opname operands? attr-dict? regions?
+//                 ':' '(' (type | 'none')* ')' '->' (type | '(' types? ')')
+//   operand    := %name | 'none'                        (none: omitted optional operand)
+//   regions    := '(' region (',' region)* ')'
+//   region     := '{' ('^bb0' '(' params? ')' ':')? body '}'
+//   type       := 'tensor<' (dim 'x')* dtype '>' | 'tensor<*x' dtype '>'   (dim: N or ?)
+//   attr-dict  := '{' (key '=' attr (',' key '=' attr)*)? '}'  (key: identifier or string)
+//   attr       := integer | float | string | 'dtype<' dtype '>'
+//               | 'array<' ('i64' | 'f64' | 'str') (':' literal (',' literal)*)? '>'
+//               | 'dense<' elements '>' ':' type | 'dense_hex<' "0x..." '>' ':' type
+//   elements   := element | '[' (elements (',' elements)*)? ']'   (nested as the shape)
+//   element    := integer | float | [-]inf | [-]nan | true | false
+// Values are %name (kept as the value's name) or %N (no name). A name is visible after its
+// definition in its graph and in regions nested there; redefining a visible name is an error.
 #include "ir/text.h"
 #include "ir/text_internal.h"
 

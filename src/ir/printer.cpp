@@ -1,4 +1,4 @@
-// Printer of the textual IR (grammar in ir/text.h and docs/TEXT-IR.md).
+// Printer of the textual IR (grammar in parser.cpp).
 //
 // Values print as %name when their name is an identifier and unique in the function, else as
 // %N with N counting the other values in textual order (parameters, then per op its results
@@ -64,13 +64,13 @@ std::string format_tensor(const Tensor &t) {
     nest_elements(t.shape(), 0, elems, next, body);
     return fmt::format("dense<{}> : {}", body, type);
   }
-  std::string hex = "0x";
-  hex.reserve(2 + t.nbytes() * 2);
+  std::string hex(2 + t.nbytes() * 2, '0');
+  hex[1] = 'x';
   static constexpr char digits[] = "0123456789ABCDEF";
   for (size_t i = 0; i < t.nbytes(); ++i) {
     auto b = static_cast<unsigned>(t.raw()[i]);
-    hex += digits[b >> 4];
-    hex += digits[b & 15];
+    hex[2 + 2 * i] = digits[b >> 4];
+    hex[3 + 2 * i] = digits[b & 15];
   }
   return fmt::format("dense_hex<\"{}\"> : {}", hex, type);
 }
