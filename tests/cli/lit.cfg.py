@@ -1,0 +1,18 @@
+# lit configuration of the CLI tests (tests/cli/*.test): kiln run / conform behaviour seen by
+# users, error messages included. Run by ctest as `lit-cli`.
+import os
+
+import lit.formats
+
+config.name = 'kiln-cli'
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = ['.test']
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+_root = os.path.abspath(os.path.join(config.test_source_root, '..', '..'))
+kiln_bin = os.path.abspath(lit_config.params.get('kiln_bin') or os.path.join(_root, 'build', 'bin'))
+config.test_exec_root = os.path.join(os.path.dirname(kiln_bin), 'tests', 'cli-lit')
+llvm_bin = lit_config.params.get('llvm_bin', '/usr/lib/llvm-14/bin')
+config.environment['PATH'] = os.pathsep.join([llvm_bin, config.environment.get('PATH', '')])
+config.substitutions.append(('%kiln', os.path.join(kiln_bin, 'kiln')))
+config.substitutions.append(('%models', os.path.join(_root, 'models')))
+config.substitutions.append(('%python', '/usr/bin/python3'))
