@@ -1,0 +1,214 @@
+/* kiln runtime C API: load a compiled artifact (.kiln) onto a device and run it.
+ *
+ * Objects are opaque handles created by this library and released by the caller with the
+ * matching *_release function. Every fallible call returns a kiln_status: NULL means success;
+ * anything else is an error object owned by the caller, who reads it with kiln_status_code()
+ * and kiln_status_message() and frees it with kiln_status_free(). No C++ exception crosses this
+ * boundary. Output parameters are written only on success.
+ *
+ * Threading: unless a function says otherwise, it may be called from any thread, and calls on
+ * different objects never interfere. A device and a module may be used from several threads at
+ * once (kiln_module_run is explicitly concurrent); only their *_release functions require that
+ * no other call on the same object is in flight or follows.
+ *
+ * Lifetime: a module keeps its device alive internally, so kiln_device_release may be called
+ * before the modules loaded on it are released.
+ */
+#ifndef KILN_KILN_H
+#define KILN_KILN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the artifact schema (schema/kiln.fbs, Model.schema_version) this runtime reads
+ * and the compiler writes. Bump it on any incompatible schema change. */
+#define KILN_ARTIFACT_SCHEMA_VERSION 1
+
+/* ---------------------------------------------------------------------------------------- */
+/* Status                                                                                    */
+
+typedef enum kiln_status_code {
+  KILN_OK = 0,
+  KILN_INVALID_ARGUMENT = 1,  /* a caller error: null handle, wrong tensor count/dtype/shape */
+  KILN_NOT_FOUND = 2,         /* no such file, driver or device index */
+  KILN_INVALID_ARTIFACT = 3,  /* the artifact is truncated, corrupt or from another version */
+  KILN_UNSUPPORTED = 4,       /* the device lacks a capability the artifact needs */
+  KILN_UNAVAILABLE = 5,       /* a driver cannot start (e.g. libvulkan.so.1 missing) */
+  KILN_DEVICE_ERROR = 6,      /* the device API failed (including validation-layer errors) */
+  KILN_OUT_OF_MEMORY = 7,     /* host or device allocation failed */
+  KILN_INTERNAL = 8           /* a bug in kiln */
+} kiln_status_code;
+
+/* NULL means OK. A non-NULL status is owned by the caller and must be freed. */
+typedef struct kiln_status_s *kiln_status;
+
+/* Code of `status`; KILN_OK for NULL. */
+kiln_status_code kiln_status_code_of(kiln_status status);
+/* Human-readable message, "OK" for NULL. The string lives until kiln_status_free(status). */
+const char *kiln_status_message(kiln_status status);
+/* Frees a status; NULL is accepted and ignored. */
+void kiln_status_free(kiln_status status);
+/* Static name of a code, e.g. "INVALID_ARGUMENT". */
+const char *kiln_status_code_name(kiln_status_code code);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Tensors                                                                                   */
+
+/* Element types; the values equal schema/kiln.fbs DType. Booleans are one byte (0 or 1). */
+typedef enum kiln_dtype {
+  KILN_F32 = 0, KILN_F16, KILN_BF16, KILN_F64, KILN_I8, KILN_U8, KILN_I16, KILN_U16,
+  KILN_I32, KILN_U32, KILN_I64, KILN_U64, KILN_BOOL
+} kiln_dtype;
+
+/* Static name ("f32", ...) of a dtype, or "?" for a value outside the enum. */
+const char *kiln_dtype_name(kiln_dtype dtype);
+/* Size of one element in bytes, 0 for a value outside the enum. */
+size_t kiln_dtype_size(kiln_dtype dtype);
+
+/* A caller-owned dense, row-major tensor. kiln reads `shape` and `data` only during the call it
+ * is passed to and never keeps the pointers. For inputs `data` is only read. */
+typedef struct kiln_tensor {
+  kiln_dtype dtype;
+  uint32_t rank;
+  const int64_t *shape; /* `rank` dimensions; may be NULL when rank == 0 */
+  void *data;           /* `bytes` bytes; may be NULL when bytes == 0 */
+  size_t bytes;         /* must equal element count * dtype size */
+} kiln_tensor;
+
+/* Signature of one model input or output. The pointers stay valid until the module is
+ * released. */
+typedef struct kiln_tensor_info {
+  const char *name;
+  kiln_dtype dtype;
+  uint32_t rank;
+  const int64_t *shape;
+  size_t bytes;
+} kiln_tensor_info;
+
+/* ---------------------------------------------------------------------------------------- */
+/* Drivers and devices                                                                       */
+
+/* Drivers compiled into this library ("null", "vulkan"), in a fixed order. The "null" driver is
+ * a test double: it validates artifacts and arguments like a real driver, runs nothing, and
+ * fills outputs with zeros. */
+size_t kiln_driver_count(void);
+/* Static name of driver `index`, NULL when out of range. */
+const char *kiln_driver_name(size_t index);
+
+/* What a device offers, as kiln sees it. Plain data: copy it freely. */
+typedef struct kiln_device_info {
+  char driver[16];             /* "null" or "vulkan" */
+  char uri[32];                /* what kiln_device_open accepts for it, e.g. "vulkan:0" */
+  char name[256];              /* e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" */
+  char device_type[16];        /* "discrete", "integrated", "virtual", "cpu", "other" */
+  uint32_t api_version;        /* packed Vulkan version (VK_MAKE_API_VERSION); 0 for null */
+  uint32_t subgroup_size;
+  uint32_t shared_memory_bytes;        /* per workgroup */
+  uint32_t max_workgroup_invocations;
+  uint64_t max_storage_buffer_range;   /* bytes one binding may span */
+  uint64_t device_local_bytes;         /* size of the largest device-local heap */
+  int float16, float64, int8, int16, int64;  /* shader arithmetic, 1 = supported */
+  int storage8, storage16;                   /* 8/16-bit storage buffer access */
+  int cooperative_matrix;                    /* VK_KHR_cooperative_matrix */
+  int timestamps;                            /* per-dispatch profiling available */
+} kiln_device_info;
+
+/* Number of devices `driver` ("null" or "vulkan") can open. Fails with KILN_NOT_FOUND for an
+ * unknown driver and KILN_UNAVAILABLE when the driver cannot start (message says why). */
+kiln_status kiln_device_count(const char *driver, size_t *out_count);
+/* Describes the device at `uri` (see kiln_device_open) without opening it. */
+kiln_status kiln_device_describe(const char *uri, kiln_device_info *out_info);
+/* Describes every device of every driver; drivers that cannot start are skipped. Writes at most
+ * `capacity` entries to `infos` (which may be NULL when capacity is 0) and the total number
+ * found to *out_count. */
+kiln_status kiln_devices_list(kiln_device_info *infos, size_t capacity, size_t *out_count);
+
+typedef struct kiln_device kiln_device;
+
+/* Opens a device: "null", "vulkan" (the first discrete GPU, else the first device), or
+ * "vulkan:N" (physical device N in the driver's enumeration order). With the environment
+ * variable KILN_VULKAN_VALIDATION=1 the Vulkan driver enables VK_LAYER_KHRONOS_validation,
+ * prints its messages to stderr, and fails any run during which it reported an error. On
+ * success *out_device is owned by the caller. */
+kiln_status kiln_device_open(const char *uri, kiln_device **out_device);
+/* Drops the caller's reference; the device is destroyed once its modules are released too.
+ * NULL is accepted. */
+void kiln_device_release(kiln_device *device);
+/* Describes an open device. */
+kiln_status kiln_device_info_get(const kiln_device *device, kiln_device_info *out_info);
+/* Number of messages the validation layer has reported for this device (0 when validation is
+ * off). Lets tests assert a clean run. */
+kiln_status kiln_device_validation_message_count(const kiln_device *device, uint64_t *out_count);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Modules                                                                                   */
+
+typedef struct kiln_module kiln_module;
+
+/* Loads an artifact from memory. The bytes are verified (FlatBuffers verifier, file identifier
+ * "KLN1", schema version KILN_ARTIFACT_SCHEMA_VERSION) and every index, offset and size of the
+ * program is checked before any device work; then the device builds its pipelines and uploads
+ * the constants. `data` is copied: the caller may free it when the call returns. Fails with
+ * KILN_INVALID_ARTIFACT for a bad artifact and KILN_UNSUPPORTED when the device lacks a
+ * capability the artifact needs (the message names it). */
+kiln_status kiln_module_load_memory(kiln_device *device, const void *data, size_t size,
+                                    kiln_module **out_module);
+/* Reads the file at `path` and loads it as kiln_module_load_memory does. */
+kiln_status kiln_module_load_file(kiln_device *device, const char *path,
+                                  kiln_module **out_module);
+/* Releases a module; no kiln_module_run on it may be in flight. NULL is accepted. */
+void kiln_module_release(kiln_module *module);
+
+/* Signature queries; out-of-range indices and NULL arguments give KILN_INVALID_ARGUMENT. A
+ * NULL module has 0 inputs and 0 outputs. */
+size_t kiln_module_input_count(const kiln_module *module);
+size_t kiln_module_output_count(const kiln_module *module);
+kiln_status kiln_module_input_info(const kiln_module *module, size_t index,
+                                   kiln_tensor_info *out_info);
+kiln_status kiln_module_output_info(const kiln_module *module, size_t index,
+                                    kiln_tensor_info *out_info);
+
+/* The program's commands, in execution order (for profiling tables). */
+typedef enum kiln_command_kind { KILN_COMMAND_DISPATCH = 0, KILN_COMMAND_COPY = 1 } kiln_command_kind;
+typedef struct kiln_command_info {
+  kiln_command_kind kind;
+  const char *name;       /* executable name for a dispatch, "copy" for a copy; module-owned */
+  uint32_t workgroups[3]; /* zero for a copy */
+  uint64_t bytes;         /* bytes copied, or bytes bound by a dispatch */
+} kiln_command_info;
+size_t kiln_module_command_count(const kiln_module *module);
+kiln_status kiln_module_command_info(const kiln_module *module, size_t index,
+                                     kiln_command_info *out_info);
+
+/* Runs the module once: copies `inputs` to the device, executes every command, and copies the
+ * results into `outputs` (caller-allocated, matching the output signature exactly). Counts,
+ * dtypes, ranks, dimensions and byte sizes are checked first; a mismatch gives
+ * KILN_INVALID_ARGUMENT naming the input or output and what was expected, and nothing runs.
+ * Several threads may run the same module concurrently; each call uses its own device buffers
+ * from a small pool (calls beyond the pool size wait), so repeated calls do not grow memory. */
+kiln_status kiln_module_run(kiln_module *module, const kiln_tensor *inputs, size_t input_count,
+                            kiln_tensor *outputs, size_t output_count);
+
+/* Options of kiln_module_run_with_options. Zero-initialise, then set what you need. */
+typedef struct kiln_run_options {
+  /* When non-NULL, receives the device time of each command in nanoseconds (index = command
+   * index, see kiln_module_command_info); at most `command_ns_capacity` entries are written.
+   * Entries are 0 when the device has no timestamps. */
+  uint64_t *command_ns;
+  size_t command_ns_capacity;
+} kiln_run_options;
+
+/* kiln_module_run with options; `options` may be NULL. */
+kiln_status kiln_module_run_with_options(kiln_module *module, const kiln_tensor *inputs,
+                                         size_t input_count, kiln_tensor *outputs,
+                                         size_t output_count, const kiln_run_options *options);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* KILN_KILN_H */

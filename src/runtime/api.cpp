@@ -1,0 +1,343 @@
+// The C API: handles, argument checks and exception containment around the drivers.
+#include "runtime/driver.h"
+
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <new>
+
+using namespace kiln::rt;
+
+namespace {
+
+// Owns one driver device; shared by the kiln_device handle and every module loaded on it.
+struct DeviceHolder {
+  const DriverVtable *driver = nullptr;
+  DeviceState *state = nullptr;
+  ~DeviceHolder() {
+    if (state)
+      driver->device_destroy(state);
+  }
+};
+
+// Runs `fn`, turning escaping exceptions into statuses so none crosses the C boundary.
+template <typename Fn> kiln_status guarded(Fn &&fn) {
+  try {
+    return fn().release();
+  } catch (const std::bad_alloc &) {
+    return Status(KILN_OUT_OF_MEMORY, "out of host memory").release();
+  } catch (const std::exception &e) {
+    return Status(KILN_INTERNAL, std::string("internal error: ") + e.what()).release();
+  } catch (...) {
+    return Status(KILN_INTERNAL, "internal error: unknown exception").release();
+  }
+}
+
+Status null_arg(const char *what) {
+  return error(KILN_INVALID_ARGUMENT, what, " is NULL");
+}
+
+std::string shape_str(const int64_t *dims, size_t rank) {
+  std::string s = "[";
+  for (size_t i = 0; i < rank; ++i) {
+    if (i)
+      s += ',';
+    s += std::to_string(dims[i]);
+  }
+  s += ']';
+  return s;
+}
+
+Status check_tensor(const kiln_tensor &t, const TensorSig &sig, const std::string &what) {
+  const std::string who = what + " '" + sig.name + "'";
+  if (t.dtype != sig.dtype)
+    return error(KILN_INVALID_ARGUMENT, who, ": expected dtype ", kiln_dtype_name(sig.dtype),
+                 ", got ", kiln_dtype_name(t.dtype));
+  const std::string expected = shape_str(sig.shape.data(), sig.shape.size());
+  if (t.rank != sig.shape.size())
+    return error(KILN_INVALID_ARGUMENT, who, ": expected rank ", sig.shape.size(), " (shape ",
+                 expected, "), got rank ", t.rank);
+  if (t.rank && !t.shape)
+    return error(KILN_INVALID_ARGUMENT, who, ": shape is NULL");
+  for (size_t i = 0; i < t.rank; ++i)
+    if (t.shape[i] != sig.shape[i])
+      return error(KILN_INVALID_ARGUMENT, who, ": expected shape ", expected, ", got ",
+                   shape_str(t.shape, t.rank));
+  if (t.bytes != sig.bytes)
+    return error(KILN_INVALID_ARGUMENT, who, ": expected ", sig.bytes, " bytes, got ", t.bytes);
+  if (t.bytes && !t.data)
+    return error(KILN_INVALID_ARGUMENT, who, ": data is NULL");
+  return {};
+}
+
+Status check_tensors(const kiln_tensor *ts, size_t n, const std::vector<TensorSig> &sigs,
+                     const char *what) {
+  if (n != sigs.size())
+    return error(KILN_INVALID_ARGUMENT, "expected ", sigs.size(), " ", what, "s, got ", n);
+  if (n && !ts)
+    return error(KILN_INVALID_ARGUMENT, what, "s array is NULL");
+  for (size_t i = 0; i < n; ++i)
+    KILN_RT_TRY(check_tensor(ts[i], sigs[i], std::string(what) + " " + std::to_string(i)));
+  return {};
+}
+
+void fill_tensor_info(const TensorSig &sig, kiln_tensor_info *out) {
+  out->name = sig.name.c_str();
+  out->dtype = sig.dtype;
+  out->rank = uint32_t(sig.shape.size());
+  out->shape = sig.shape.data();
+  out->bytes = size_t(sig.bytes);
+}
+
+} // namespace
+
+struct kiln_device {
+  std::shared_ptr<DeviceHolder> holder;
+};
+
+struct kiln_module {
+  std::shared_ptr<DeviceHolder> device;
+  std::unique_ptr<Program> program;
+  ModuleState *state = nullptr;
+  ~kiln_module() {
+    if (state)
+      device->driver->module_destroy(state);
+  }
+};
+
+extern "C" {
+
+const char *kiln_dtype_name(kiln_dtype dtype) {
+  static const char *const names[] = {"f32", "f16", "bf16", "f64", "i8",  "u8",  "i16",
+                                      "u16", "i32", "u32",  "i64", "u64", "bool"};
+  return unsigned(dtype) <= KILN_BOOL ? names[dtype] : "?";
+}
+
+size_t kiln_dtype_size(kiln_dtype dtype) {
+  static const size_t sizes[] = {4, 2, 2, 8, 1, 1, 2, 2, 4, 4, 8, 8, 1};
+  return unsigned(dtype) <= KILN_BOOL ? sizes[dtype] : 0;
+}
+
+size_t kiln_driver_count(void) { return driver_count(); }
+
+const char *kiln_driver_name(size_t index) {
+  const DriverVtable *d = driver_at(index);
+  return d ? d->name : nullptr;
+}
+
+kiln_status kiln_device_count(const char *driver, size_t *out_count) {
+  return guarded([&]() -> Status {
+    if (!driver)
+      return null_arg("driver");
+    if (!out_count)
+      return null_arg("out_count");
+    const DriverVtable *d = find_driver(driver);
+    if (!d)
+      return error(KILN_NOT_FOUND, "unknown driver '", driver, "'");
+    return d->device_count(out_count);
+  });
+}
+
+kiln_status kiln_device_describe(const char *uri, kiln_device_info *out_info) {
+  return guarded([&]() -> Status {
+    if (!out_info)
+      return null_arg("out_info");
+    const DriverVtable *d = nullptr;
+    size_t index = 0;
+    KILN_RT_TRY(resolve_uri(uri, &d, &index));
+    return d->device_describe(index, out_info);
+  });
+}
+
+kiln_status kiln_devices_list(kiln_device_info *infos, size_t capacity, size_t *out_count) {
+  return guarded([&]() -> Status {
+    if (!out_count)
+      return null_arg("out_count");
+    if (capacity && !infos)
+      return null_arg("infos");
+    size_t total = 0;
+    for (size_t i = 0; i < driver_count(); ++i) {
+      const DriverVtable *d = driver_at(i);
+      size_t n = 0;
+      if (!d->device_count(&n).ok())
+        continue; // a driver that cannot start has no devices to list
+      for (size_t j = 0; j < n; ++j, ++total)
+        if (total < capacity)
+          KILN_RT_TRY(d->device_describe(j, &infos[total]));
+    }
+    *out_count = total;
+    return {};
+  });
+}
+
+kiln_status kiln_device_open(const char *uri, kiln_device **out_device) {
+  return guarded([&]() -> Status {
+    if (!out_device)
+      return null_arg("out_device");
+    const DriverVtable *d = nullptr;
+    size_t index = 0;
+    KILN_RT_TRY(resolve_uri(uri, &d, &index));
+    auto holder = std::make_shared<DeviceHolder>();
+    holder->driver = d;
+    KILN_RT_TRY(d->device_open(index, &holder->state));
+    *out_device = new kiln_device{std::move(holder)};
+    return {};
+  });
+}
+
+void kiln_device_release(kiln_device *device) { delete device; }
+
+kiln_status kiln_device_info_get(const kiln_device *device, kiln_device_info *out_info) {
+  return guarded([&]() -> Status {
+    if (!device)
+      return null_arg("device");
+    if (!out_info)
+      return null_arg("out_info");
+    return device->holder->driver->device_info(device->holder->state, out_info);
+  });
+}
+
+kiln_status kiln_device_validation_message_count(const kiln_device *device, uint64_t *out_count) {
+  return guarded([&]() -> Status {
+    if (!device)
+      return null_arg("device");
+    if (!out_count)
+      return null_arg("out_count");
+    *out_count = device->holder->driver->validation_messages(device->holder->state);
+    return {};
+  });
+}
+
+kiln_status kiln_module_load_memory(kiln_device *device, const void *data, size_t size,
+                                    kiln_module **out_module) {
+  return guarded([&]() -> Status {
+    if (!device)
+      return null_arg("device");
+    if (!out_module)
+      return null_arg("out_module");
+    if (!data)
+      return null_arg("data");
+    auto module = std::make_unique<kiln_module>();
+    module->device = device->holder;
+    KILN_RT_TRY(parse_artifact(data, size, &module->program));
+    KILN_RT_TRY(device->holder->driver->module_create(device->holder->state, *module->program,
+                                                       &module->state));
+    *out_module = module.release();
+    return {};
+  });
+}
+
+kiln_status kiln_module_load_file(kiln_device *device, const char *path,
+                                  kiln_module **out_module) {
+  return guarded([&]() -> Status {
+    if (!path)
+      return null_arg("path");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      return error(KILN_NOT_FOUND, "cannot open artifact '", path, "': ", std::strerror(errno));
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad())
+      return error(KILN_NOT_FOUND, "cannot read artifact '", path, "'");
+    kiln_status s = kiln_module_load_memory(device, bytes.data(), bytes.size(), out_module);
+    if (!s)
+      return {};
+    Status wrapped(s->code, std::string(path) + ": " + s->message);
+    kiln_status_free(s);
+    return wrapped;
+  });
+}
+
+void kiln_module_release(kiln_module *module) { delete module; }
+
+size_t kiln_module_input_count(const kiln_module *module) {
+  return module ? module->program->inputs.size() : 0;
+}
+
+size_t kiln_module_output_count(const kiln_module *module) {
+  return module ? module->program->outputs.size() : 0;
+}
+
+static kiln_status signature_info(const kiln_module *module, size_t index, kiln_tensor_info *out,
+                                  bool input) {
+  return guarded([&]() -> Status {
+    if (!module)
+      return null_arg("module");
+    if (!out)
+      return null_arg("out_info");
+    const auto &sigs = input ? module->program->inputs : module->program->outputs;
+    if (index >= sigs.size())
+      return error(KILN_INVALID_ARGUMENT, input ? "input" : "output", " index ", index,
+                   " out of range: the module has ", sigs.size());
+    fill_tensor_info(sigs[index], out);
+    return {};
+  });
+}
+
+kiln_status kiln_module_input_info(const kiln_module *module, size_t index,
+                                   kiln_tensor_info *out_info) {
+  return signature_info(module, index, out_info, true);
+}
+
+kiln_status kiln_module_output_info(const kiln_module *module, size_t index,
+                                    kiln_tensor_info *out_info) {
+  return signature_info(module, index, out_info, false);
+}
+
+size_t kiln_module_command_count(const kiln_module *module) {
+  return module ? module->program->commands.size() : 0;
+}
+
+kiln_status kiln_module_command_info(const kiln_module *module, size_t index,
+                                     kiln_command_info *out_info) {
+  return guarded([&]() -> Status {
+    if (!module)
+      return null_arg("module");
+    if (!out_info)
+      return null_arg("out_info");
+    const Program &p = *module->program;
+    if (index >= p.commands.size())
+      return error(KILN_INVALID_ARGUMENT, "command index ", index, " out of range: the module has ",
+                   p.commands.size());
+    const Command &c = p.commands[index];
+    *out_info = kiln_command_info{};
+    out_info->kind = c.kind;
+    if (c.kind == KILN_COMMAND_COPY) {
+      out_info->name = "copy";
+      out_info->bytes = c.src.size;
+    } else {
+      out_info->name = p.executables[c.executable].name.c_str();
+      for (int i = 0; i < 3; ++i)
+        out_info->workgroups[i] = c.workgroups[i];
+      for (const BufferRef &b : c.bindings)
+        out_info->bytes += b.size;
+    }
+    return {};
+  });
+}
+
+kiln_status kiln_module_run_with_options(kiln_module *module, const kiln_tensor *inputs,
+                                         size_t input_count, kiln_tensor *outputs,
+                                         size_t output_count, const kiln_run_options *options) {
+  return guarded([&]() -> Status {
+    if (!module)
+      return null_arg("module");
+    KILN_RT_TRY(check_tensors(inputs, input_count, module->program->inputs, "input"));
+    KILN_RT_TRY(check_tensors(outputs, output_count, module->program->outputs, "output"));
+    RunArgs args;
+    args.inputs = inputs;
+    args.outputs = outputs;
+    if (options && options->command_ns) {
+      args.command_ns = options->command_ns;
+      args.command_ns_capacity = options->command_ns_capacity;
+    }
+    return module->device->driver->module_run(module->state, args);
+  });
+}
+
+kiln_status kiln_module_run(kiln_module *module, const kiln_tensor *inputs, size_t input_count,
+                            kiln_tensor *outputs, size_t output_count) {
+  return kiln_module_run_with_options(module, inputs, input_count, outputs, output_count, nullptr);
+}
+
+} // extern "C"

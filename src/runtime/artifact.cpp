@@ -1,0 +1,297 @@
+// Artifact reader: verify the FlatBuffer, then check every index, offset and size of the
+// program against the buffers it refers to, and convert it into a Program the drivers trust.
+#include "kiln/artifact/kiln_generated.h"
+#include "runtime/program.h"
+
+#include <cstring>
+#include <limits>
+
+namespace kiln::rt {
+namespace {
+
+constexpr uint32_t kSpirvMagic = 0x07230203;
+constexpr uint32_t kMaxBindings = 64;
+constexpr uint32_t kMaxPushConstantBytes = 256;
+
+Status bad(const std::string &message) {
+  return Status(KILN_INVALID_ARTIFACT, "invalid artifact: " + message);
+}
+
+// a + b <= limit without overflow.
+bool fits(uint64_t a, uint64_t b, uint64_t limit) { return a <= limit && b <= limit - a; }
+
+Status convert_sig(const fb::TensorSig *sig, const std::string &what, TensorSig *out) {
+  if (!sig)
+    return bad(what + " is missing");
+  out->name = sig->name() ? sig->name()->str() : what;
+  auto dtype = static_cast<uint32_t>(sig->dtype());
+  if (dtype > KILN_BOOL)
+    return bad(cat(what, " '", out->name, "' has unknown dtype ", dtype));
+  out->dtype = static_cast<kiln_dtype>(dtype);
+  uint64_t count = 1;
+  if (sig->shape()) {
+    for (int64_t d : *sig->shape()) {
+      if (d < 0)
+        return bad(cat(what, " '", out->name, "' has negative dimension ", d));
+      if (d != 0 && count > std::numeric_limits<uint64_t>::max() / 16 / uint64_t(d))
+        return bad(cat(what, " '", out->name, "' is too large"));
+      count *= uint64_t(d);
+      out->shape.push_back(d);
+    }
+  }
+  if (out->shape.size() > 32)
+    return bad(cat(what, " '", out->name, "' has rank ", out->shape.size(), " (at most 32)"));
+  out->bytes = count * kiln_dtype_size(out->dtype);
+  return {};
+}
+
+Status convert_sigs(const flatbuffers::Vector<flatbuffers::Offset<fb::TensorSig>> *sigs,
+                    const char *what, std::vector<TensorSig> *out) {
+  if (!sigs)
+    return {};
+  for (uint32_t i = 0; i < sigs->size(); ++i) {
+    TensorSig sig;
+    KILN_RT_TRY(convert_sig(sigs->Get(i), cat(what, " ", i), &sig));
+    out->push_back(std::move(sig));
+  }
+  return {};
+}
+
+Requirements convert_requirements(const fb::Requirements *r) {
+  Requirements out;
+  if (!r)
+    return out;
+  out.float16 = r->float16();
+  out.float64 = r->float64();
+  out.int8 = r->int8();
+  out.int16 = r->int16();
+  out.int64 = r->int64();
+  out.storage8 = r->storage8();
+  out.storage16 = r->storage16();
+  out.cooperative_matrix = r->cooperative_matrix();
+  out.subgroup_size = r->subgroup_size();
+  out.shared_memory_bytes = r->shared_memory_bytes();
+  out.max_workgroup_invocations = r->max_workgroup_invocations();
+  return out;
+}
+
+Status convert_executable(const fb::Executable *e, uint32_t index, Executable *out) {
+  if (!e)
+    return bad(cat("executable ", index, " is missing"));
+  out->name = e->name() ? e->name()->str() : cat("executable_", index);
+  const std::string what = cat("executable ", index, " ('", out->name, "')");
+  if (!e->spirv() || e->spirv()->size() < 5 || e->spirv()->Get(0) != kSpirvMagic)
+    return bad(what + " has no valid SPIR-V module (missing, too short or bad magic number)");
+  out->spirv = e->spirv()->data();
+  out->spirv_words = e->spirv()->size();
+  out->entry_point = e->entry_point() ? e->entry_point()->str() : "main";
+  if (out->entry_point.empty())
+    return bad(what + " has an empty entry point name");
+  if (!e->workgroup_size() || e->workgroup_size()->size() != 3)
+    return bad(what + " needs a workgroup_size of 3 values");
+  for (uint32_t i = 0; i < 3; ++i) {
+    out->workgroup_size[i] = e->workgroup_size()->Get(i);
+    if (out->workgroup_size[i] == 0)
+      return bad(what + " has a zero workgroup size");
+  }
+  out->num_bindings = e->num_bindings();
+  if (out->num_bindings > kMaxBindings)
+    return bad(cat(what, " has ", out->num_bindings, " bindings (at most ", kMaxBindings, ")"));
+  out->push_constant_bytes = e->push_constant_bytes();
+  if (out->push_constant_bytes % 4 != 0 || out->push_constant_bytes > kMaxPushConstantBytes)
+    return bad(cat(what, " has ", out->push_constant_bytes,
+                   " push constant bytes (a multiple of 4, at most ", kMaxPushConstantBytes, ")"));
+  out->requirements = convert_requirements(e->requirements());
+  return {};
+}
+
+// Converts one BufferRef and checks it lies inside the buffer it names.
+Status convert_ref(const fb::BufferRef *ref, const Program &p,
+                   const flatbuffers::Vector<flatbuffers::Offset<fb::Constant>> *constants,
+                   const std::string &what, BufferRef *out) {
+  if (!ref)
+    return bad(what + " is missing");
+  auto kind = static_cast<uint32_t>(ref->kind());
+  if (kind > uint32_t(BufferKind::transient))
+    return bad(cat(what, " has unknown buffer kind ", kind));
+  out->kind = static_cast<BufferKind>(kind);
+  out->index = ref->index();
+  out->offset = ref->offset();
+  out->size = ref->size();
+  if (out->size == 0)
+    return bad(what + " is empty (zero-sized ranges are never bound)");
+  uint64_t limit = 0, base = 0;
+  std::string buffer;
+  switch (out->kind) {
+  case BufferKind::constant: {
+    uint32_t n = constants ? constants->size() : 0;
+    if (out->index >= n)
+      return bad(cat(what, " refers to constant ", out->index, " but there are ", n));
+    base = constants->Get(out->index)->offset();
+    limit = constants->Get(out->index)->size();
+    buffer = cat("constant ", out->index);
+    break;
+  }
+  case BufferKind::input:
+  case BufferKind::output: {
+    const auto &sigs = out->kind == BufferKind::input ? p.inputs : p.outputs;
+    const char *name = buffer_kind_name(out->kind);
+    if (out->index >= sigs.size())
+      return bad(cat(what, " refers to ", name, " ", out->index, " but there are ", sigs.size()));
+    limit = sigs[out->index].bytes;
+    buffer = cat(name, " ", out->index, " ('", sigs[out->index].name, "')");
+    break;
+  }
+  case BufferKind::transient:
+    limit = p.arena_bytes;
+    buffer = "the transient arena";
+    break;
+  }
+  if (!fits(out->offset, out->size, limit))
+    return bad(cat(what, " covers bytes [", out->offset, ", +", out->size, ") outside ", buffer,
+                   " of ", limit, " bytes"));
+  out->offset += base;
+  return {};
+}
+
+Status convert_dispatch(const fb::Dispatch *d, const Program &p,
+                        const flatbuffers::Vector<flatbuffers::Offset<fb::Constant>> *constants,
+                        const std::string &what, Command *out) {
+  out->kind = KILN_COMMAND_DISPATCH;
+  out->executable = d->executable();
+  if (out->executable >= p.executables.size())
+    return bad(cat(what, " uses executable ", out->executable, " but there are ",
+                   p.executables.size()));
+  const Executable &exe = p.executables[out->executable];
+  uint32_t n = d->bindings() ? d->bindings()->size() : 0;
+  if (n != exe.num_bindings)
+    return bad(cat(what, " binds ", n, " buffers but executable '", exe.name, "' has ",
+                   exe.num_bindings, " bindings"));
+  for (uint32_t i = 0; i < n; ++i) {
+    BufferRef ref;
+    KILN_RT_TRY(convert_ref(d->bindings()->Get(i), p, constants, cat(what, " binding ", i), &ref));
+    out->bindings.push_back(ref);
+  }
+  uint32_t pc = d->push_constants() ? d->push_constants()->size() : 0;
+  if (pc != exe.push_constant_bytes)
+    return bad(cat(what, " has ", pc, " push constant bytes but executable '", exe.name,
+                   "' declares ", exe.push_constant_bytes));
+  if (pc)
+    out->push_constants.assign(d->push_constants()->begin(), d->push_constants()->end());
+  if (!d->workgroups() || d->workgroups()->size() != 3)
+    return bad(what + " needs 3 workgroup counts");
+  for (uint32_t i = 0; i < 3; ++i)
+    out->workgroups[i] = d->workgroups()->Get(i);
+  return {};
+}
+
+Status convert_copy(const fb::Copy *c, const Program &p,
+                    const flatbuffers::Vector<flatbuffers::Offset<fb::Constant>> *constants,
+                    const std::string &what, Command *out) {
+  out->kind = KILN_COMMAND_COPY;
+  KILN_RT_TRY(convert_ref(c->src(), p, constants, what + " source", &out->src));
+  KILN_RT_TRY(convert_ref(c->dst(), p, constants, what + " destination", &out->dst));
+  if (out->src.size != out->dst.size)
+    return bad(cat(what, " copies ", out->src.size, " bytes into ", out->dst.size));
+  if (out->dst.kind == BufferKind::constant || out->dst.kind == BufferKind::input)
+    return bad(cat(what, " writes into ", buffer_kind_name(out->dst.kind), " ", out->dst.index,
+                   ", which is read-only"));
+  return {};
+}
+
+Status convert_commands(const fb::Model *m, Program *p) {
+  if (!m->commands())
+    return {};
+  for (uint32_t i = 0; i < m->commands()->size(); ++i) {
+    const fb::CommandEntry *entry = m->commands()->Get(i);
+    const std::string what = cat("command ", i);
+    Command cmd;
+    if (entry && entry->command_as_Dispatch())
+      KILN_RT_TRY(convert_dispatch(entry->command_as_Dispatch(), *p, m->constants(), what, &cmd));
+    else if (entry && entry->command_as_Copy())
+      KILN_RT_TRY(convert_copy(entry->command_as_Copy(), *p, m->constants(), what, &cmd));
+    else
+      return bad(what + " is neither a Dispatch nor a Copy");
+    p->commands.push_back(std::move(cmd));
+  }
+  return {};
+}
+
+Status convert_constants(const fb::Model *m, Program *p) {
+  p->constant_bytes = m->constant_data() ? m->constant_data()->size() : 0;
+  p->constant_data = m->constant_data() ? m->constant_data()->data() : nullptr;
+  if (p->constant_data && reinterpret_cast<uintptr_t>(p->constant_data) % 64 != 0)
+    return bad("constant_data is not 64-byte aligned");
+  if (!m->constants())
+    return {};
+  for (uint32_t i = 0; i < m->constants()->size(); ++i) {
+    const fb::Constant *c = m->constants()->Get(i);
+    if (!c)
+      return bad(cat("constant ", i, " is missing"));
+    if (c->offset() % 64 != 0)
+      return bad(cat("constant ", i, " offset ", c->offset(), " is not 64-byte aligned"));
+    if (!fits(c->offset(), c->size(), p->constant_bytes))
+      return bad(cat("constant ", i, " covers bytes [", c->offset(), ", +", c->size(),
+                     ") outside constant_data of ", p->constant_bytes, " bytes"));
+  }
+  return {};
+}
+
+Status convert_model(const fb::Model *m, Program *p) {
+  if (m->schema_version() != KILN_ARTIFACT_SCHEMA_VERSION)
+    return Status(KILN_INVALID_ARTIFACT,
+                  cat("artifact schema version ", m->schema_version(),
+                      " is not supported: this runtime reads version ",
+                      KILN_ARTIFACT_SCHEMA_VERSION, " (recompile the model)"));
+  p->producer = m->producer() ? m->producer()->str() : "";
+  p->target = m->target() ? m->target()->str() : "";
+  p->arena_bytes = m->arena_bytes();
+  KILN_RT_TRY(convert_sigs(m->inputs(), "input", &p->inputs));
+  KILN_RT_TRY(convert_sigs(m->outputs(), "output", &p->outputs));
+  KILN_RT_TRY(convert_constants(m, p));
+  if (m->executables()) {
+    for (uint32_t i = 0; i < m->executables()->size(); ++i) {
+      Executable exe;
+      KILN_RT_TRY(convert_executable(m->executables()->Get(i), i, &exe));
+      p->executables.push_back(std::move(exe));
+    }
+  }
+  return convert_commands(m, p);
+}
+
+} // namespace
+
+const char *buffer_kind_name(BufferKind kind) {
+  switch (kind) {
+  case BufferKind::constant: return "constant";
+  case BufferKind::input: return "input";
+  case BufferKind::output: return "output";
+  case BufferKind::transient: return "transient";
+  }
+  return "?";
+}
+
+Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *out) {
+  if (!data && size)
+    return Status(KILN_INVALID_ARGUMENT, "artifact data is NULL");
+  if (size < 8)
+    return bad(cat("only ", size, " bytes: truncated or not a kiln artifact"));
+  if (size > FLATBUFFERS_MAX_BUFFER_SIZE)
+    return bad(cat(size, " bytes is larger than a FlatBuffer can be"));
+  if (!flatbuffers::BufferHasIdentifier(data, fb::ModelIdentifier()))
+    return bad("file identifier is not \"KLN1\": not a kiln artifact");
+  auto p = std::make_unique<Program>();
+  // 64-byte aligned copy so force_align(64) constant data stays aligned.
+  p->bytes = std::shared_ptr<uint8_t[]>(new (std::align_val_t(64)) uint8_t[size],
+                                        [](uint8_t *b) { ::operator delete[](b, std::align_val_t(64)); });
+  p->size = size;
+  std::memcpy(p->bytes.get(), data, size);
+  flatbuffers::Verifier verifier(p->bytes.get(), size);
+  if (!fb::VerifyModelBuffer(verifier))
+    return bad("the FlatBuffer does not verify (truncated or corrupt)");
+  KILN_RT_TRY(convert_model(fb::GetModel(p->bytes.get()), p.get()));
+  *out = std::move(p);
+  return {};
+}
+
+} // namespace kiln::rt

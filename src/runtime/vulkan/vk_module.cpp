@@ -1,0 +1,177 @@
+// Module load on Vulkan: capability and limit checks, pipelines, constant upload.
+#include "runtime/vulkan/vk_module.h"
+
+#include <cstring>
+
+namespace kiln::rt::vk {
+namespace {
+
+Status check_limits(const Device &d, const Program &p) {
+  const VkPhysicalDeviceLimits &lim = d.physical.limits;
+  const std::string &dev = d.physical.info.name;
+  for (size_t i = 0; i < p.commands.size(); ++i) {
+    const Command &c = p.commands[i];
+    if (c.kind != KILN_COMMAND_DISPATCH)
+      continue;
+    for (size_t j = 0; j < c.bindings.size(); ++j) {
+      const BufferRef &b = c.bindings[j];
+      if (b.offset % lim.minStorageBufferOffsetAlignment != 0)
+        return error(KILN_UNSUPPORTED, "command ", i, " binding ", j, " starts at byte offset ",
+                     b.offset, " of ", buffer_kind_name(b.kind),
+                     " buffer, but device '", dev, "' needs storage buffer offsets aligned to ",
+                     lim.minStorageBufferOffsetAlignment, " bytes");
+      if (b.size > lim.maxStorageBufferRange)
+        return error(KILN_UNSUPPORTED, "command ", i, " binding ", j, " spans ", b.size,
+                     " bytes, more than the ", lim.maxStorageBufferRange,
+                     "-byte maxStorageBufferRange of device '", dev, "'");
+    }
+    for (int k = 0; k < 3; ++k)
+      if (c.workgroups[k] > lim.maxComputeWorkGroupCount[k])
+        return error(KILN_UNSUPPORTED, "command ", i, " dispatches ", c.workgroups[k],
+                     " workgroups in dimension ", k, "; device '", dev, "' allows ",
+                     lim.maxComputeWorkGroupCount[k]);
+  }
+  return {};
+}
+
+Status create_pipeline(Device &d, const Executable &exe, Pipeline *out) {
+  VkShaderModuleCreateInfo sm{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  sm.codeSize = exe.spirv_words * 4;
+  sm.pCode = exe.spirv;
+  KILN_RT_TRY(check(d.vkCreateShaderModule(d.device, &sm, nullptr, &out->shader),
+                    "vkCreateShaderModule"));
+  std::vector<VkDescriptorSetLayoutBinding> bindings(exe.num_bindings);
+  for (uint32_t i = 0; i < exe.num_bindings; ++i) {
+    bindings[i].binding = i;
+    bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[i].descriptorCount = 1;
+    bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo sl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  sl.bindingCount = exe.num_bindings;
+  sl.pBindings = bindings.data();
+  KILN_RT_TRY(check(d.vkCreateDescriptorSetLayout(d.device, &sl, nullptr, &out->set_layout),
+                    "vkCreateDescriptorSetLayout"));
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, exe.push_constant_bytes};
+  VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pl.setLayoutCount = 1;
+  pl.pSetLayouts = &out->set_layout;
+  pl.pushConstantRangeCount = exe.push_constant_bytes ? 1 : 0;
+  pl.pPushConstantRanges = &range;
+  KILN_RT_TRY(check(d.vkCreatePipelineLayout(d.device, &pl, nullptr, &out->layout),
+                    "vkCreatePipelineLayout"));
+  VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  ci.stage.module = out->shader;
+  ci.stage.pName = exe.entry_point.c_str();
+  ci.layout = out->layout;
+  Status s = check(d.vkCreateComputePipelines(d.device, d.pipeline_cache, 1, &ci, nullptr,
+                                              &out->pipeline),
+                   "vkCreateComputePipelines");
+  if (!s.ok())
+    return error(s.code(), "executable '", exe.name, "': ", s.message());
+  return {};
+}
+
+void destroy_pipeline(Device &d, Pipeline *p) {
+  if (p->pipeline)
+    d.vkDestroyPipeline(d.device, p->pipeline, nullptr);
+  if (p->layout)
+    d.vkDestroyPipelineLayout(d.device, p->layout, nullptr);
+  if (p->set_layout)
+    d.vkDestroyDescriptorSetLayout(d.device, p->set_layout, nullptr);
+  if (p->shader)
+    d.vkDestroyShaderModule(d.device, p->shader, nullptr);
+}
+
+// Copies `staging` into `dst` with a one-off command buffer and waits for it.
+Status copy_and_wait(Device &d, const Buffer &staging, const Buffer &dst) {
+  VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pci.queueFamilyIndex = d.physical.queue_family;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  KILN_RT_TRY(check(d.vkCreateCommandPool(d.device, &pci, nullptr, &pool), "vkCreateCommandPool"));
+  auto run = [&]() -> Status {
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    KILN_RT_TRY(check(d.vkAllocateCommandBuffers(d.device, &ai, &cmd), "vkAllocateCommandBuffers"));
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    KILN_RT_TRY(check(d.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer"));
+    VkBufferCopy region{0, 0, staging.size};
+    d.vkCmdCopyBuffer(cmd, staging.buffer, dst.buffer, 1, &region);
+    KILN_RT_TRY(check(d.vkEndCommandBuffer(cmd), "vkEndCommandBuffer"));
+    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    KILN_RT_TRY(check(d.vkCreateFence(d.device, &fci, nullptr, &fence), "vkCreateFence"));
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    {
+      std::lock_guard lock(d.queue_mutex);
+      KILN_RT_TRY(check(d.vkQueueSubmit(d.queue, 1, &si, fence), "vkQueueSubmit"));
+    }
+    return check(d.vkWaitForFences(d.device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  };
+  Status s = run();
+  if (fence)
+    d.vkDestroyFence(d.device, fence, nullptr);
+  d.vkDestroyCommandPool(d.device, pool, nullptr);
+  return s;
+}
+
+Status upload_constants(Device &d, const Program &p, Buffer *out) {
+  if (p.constant_bytes == 0)
+    return {};
+  KILN_RT_TRY(create_buffer(d, p.constant_bytes,
+                            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                            MemoryUse::device_local, out));
+  if (out->mapped) { // unified memory: no staging needed
+    std::memcpy(out->mapped, p.constant_data, p.constant_bytes);
+    return {};
+  }
+  Buffer staging;
+  Status s = create_buffer(d, p.constant_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                           MemoryUse::host_visible, &staging);
+  if (s.ok()) {
+    std::memcpy(staging.mapped, p.constant_data, p.constant_bytes);
+    s = copy_and_wait(d, staging, *out);
+  }
+  destroy_buffer(d, &staging);
+  return s;
+}
+
+} // namespace
+
+Module::~Module() {
+  for (auto &f : frames)
+    destroy_frame(*device, f.get());
+  for (Pipeline &p : pipelines)
+    destroy_pipeline(*device, &p);
+  destroy_buffer(*device, &constants);
+}
+
+Status create_module(Device &d, const Program &p, std::unique_ptr<Module> *out) {
+  for (const Executable &exe : p.executables)
+    KILN_RT_TRY(check_requirements(d.physical, exe));
+  KILN_RT_TRY(check_limits(d, p));
+  auto m = std::make_unique<Module>();
+  m->device = &d;
+  m->program = &p;
+  const uint64_t errors_before = d.instance->errors.load();
+  m->pipelines.resize(p.executables.size());
+  for (size_t i = 0; i < p.executables.size(); ++i)
+    KILN_RT_TRY(create_pipeline(d, p.executables[i], &m->pipelines[i]));
+  KILN_RT_TRY(upload_constants(d, p, &m->constants));
+  if (uint64_t n = d.instance->errors.load() - errors_before)
+    return error(KILN_DEVICE_ERROR, "the Vulkan validation layer reported ", n,
+                 " error(s) while loading the module (printed to stderr)");
+  *out = std::move(m);
+  return {};
+}
+
+} // namespace kiln::rt::vk
