@@ -1,0 +1,263 @@
+// SPIR-V emitter: types, constants, conversions and expressions.
+#include "target/spirv/emitter_impl.h"
+
+#include "support/half.h"
+
+#include <spirv/unified1/GLSL.std.450.h>
+
+#include <cstring>
+
+namespace kiln::spirv {
+
+using kir::bits;
+using kir::is_float;
+using kir::is_signed_int;
+
+namespace {
+
+ScalarType int_type(int width, bool is_signed) {
+  switch (width) {
+  case 8: return is_signed ? ScalarType::i8 : ScalarType::u8;
+  case 16: return is_signed ? ScalarType::i16 : ScalarType::u16;
+  case 32: return is_signed ? ScalarType::i32 : ScalarType::u32;
+  default: return is_signed ? ScalarType::i64 : ScalarType::u64;
+  }
+}
+
+// The integer type of at least 32 bits that holds t's values with t's signedness.
+ScalarType widened(ScalarType t) { return int_type(std::max(bits(t), 32), is_signed_int(t)); }
+
+} // namespace
+
+uint32_t Emitter::type_of(ScalarType t) {
+  if (t == ScalarType::boolean) return b_.type_bool();
+  if (is_float(t)) return b_.type_float(bits(t));
+  return b_.type_int(bits(t), is_signed_int(t));
+}
+
+uint32_t Emitter::storage_type_of(ScalarType t) {
+  return t == ScalarType::boolean ? b_.type_int(8, false) : type_of(t);
+}
+
+void Emitter::use(ScalarType t, bool arithmetic) {
+  switch (t) {
+  case ScalarType::boolean: return; // in buffers as u8: the caller records that
+  case ScalarType::i8:
+  case ScalarType::u8: (arithmetic ? usage_.arith8 : usage_.storage8) = true; return;
+  case ScalarType::i16:
+  case ScalarType::u16: (arithmetic ? usage_.arith16 : usage_.storage16) = true; return;
+  case ScalarType::f16: (arithmetic ? usage_.float16 : usage_.storage16) = true; return;
+  case ScalarType::i64:
+  case ScalarType::u64: usage_.int64 = true; return;
+  case ScalarType::f64: usage_.float64 = true; return;
+  case ScalarType::i32:
+  case ScalarType::u32:
+  case ScalarType::f32: return;
+  }
+}
+
+uint32_t Emitter::int_constant(ScalarType t, int64_t v) {
+  if (t == ScalarType::boolean) return b_.constant_bool(v != 0);
+  use(t, true);
+  uint64_t u = static_cast<uint64_t>(v);
+  if (bits(t) == 64) return b_.constant(type_of(t), {uint32_t(u), uint32_t(u >> 32)});
+  if (bits(t) < 32 && !is_signed_int(t)) u &= (1ull << bits(t)) - 1;
+  return b_.constant(type_of(t), {uint32_t(u)});
+}
+
+uint32_t Emitter::constant(ScalarType t, double v) {
+  if (!is_float(t)) return int_constant(t, static_cast<int64_t>(v));
+  use(t, true);
+  if (t == ScalarType::f16) return b_.constant(type_of(t), {f32_to_f16(static_cast<float>(v))});
+  if (t == ScalarType::f32) return b_.constant(type_of(t), {f32_bits(static_cast<float>(v))});
+  uint64_t u;
+  std::memcpy(&u, &v, 8);
+  return b_.constant(type_of(t), {uint32_t(u), uint32_t(u >> 32)});
+}
+
+// Conversions avoid arithmetic on 8- and 16-bit types where they can (so that storage-only
+// use of those types needs only the storage capabilities): narrow integers are widened to
+// 32 bits before comparisons and float conversions, f16 goes through f32.
+uint32_t Emitter::convert(uint32_t v, ScalarType from, ScalarType to) {
+  if (from == to) return v;
+  use(from, false);
+  use(to, false);
+  if (to == ScalarType::boolean) {
+    if (from == ScalarType::f16) return convert(convert(v, from, ScalarType::f32), ScalarType::f32, to);
+    if (is_float(from))
+      return op(spv::OpFUnordNotEqual, to, {v, constant(from, 0)});
+    if (bits(from) < 32) return convert(convert(v, from, widened(from)), widened(from), to);
+    return op(spv::OpINotEqual, to, {v, int_constant(from, 0)});
+  }
+  if (from == ScalarType::boolean) {
+    ScalarType wide = to == ScalarType::f16 ? ScalarType::f32 : is_float(to) ? to : widened(to);
+    return convert(op(spv::OpSelect, wide, {v, constant(wide, 1), constant(wide, 0)}), wide, to);
+  }
+  if (is_float(from) && is_float(to)) return op(spv::OpFConvert, to, {v});
+  if (!is_float(from) && !is_float(to)) {
+    if (bits(from) == bits(to)) {
+      use(to, true); // a same-width bitcast is an operation on the narrow type
+      return op(spv::OpBitcast, to, {v});
+    }
+    if (bits(from) > bits(to)) // truncation: the result's signedness picks the opcode
+      return op(is_signed_int(to) ? spv::OpSConvert : spv::OpUConvert, to, {v});
+    if (is_signed_int(from)) return op(spv::OpSConvert, to, {v}); // sign extension
+    ScalarType mid = int_type(bits(to) < 32 ? 32 : bits(to), false);
+    uint32_t z = op(spv::OpUConvert, mid, {v}); // zero extension
+    if (mid == to) return z;
+    if (bits(to) < 32) return op(spv::OpSConvert, to, {z});
+    return op(spv::OpBitcast, to, {z});
+  }
+  if (!is_float(from)) { // int -> float
+    if (bits(from) < 32) return convert(convert(v, from, widened(from)), widened(from), to);
+    ScalarType mid = to == ScalarType::f16 ? ScalarType::f32 : to;
+    uint32_t f = op(is_signed_int(from) ? spv::OpConvertSToF : spv::OpConvertUToF, mid, {v});
+    return convert(f, mid, to);
+  }
+  // float -> int
+  if (from == ScalarType::f16) return convert(convert(v, from, ScalarType::f32), ScalarType::f32, to);
+  ScalarType mid = bits(to) < 32 ? int_type(32, is_signed_int(to)) : to;
+  uint32_t i = op(is_signed_int(to) ? spv::OpConvertFToS : spv::OpConvertFToU, mid, {v});
+  return convert(i, mid, to);
+}
+
+uint32_t Emitter::expr(const kir::Expr &e) {
+  switch (e.kind()) {
+#define KILN_SPIRV_DISPATCH(K)                                                                 \
+  case kir::ExprKind::K: return expr_node(e.as<kir::K>());
+    KILN_KIR_EXPR_KINDS(KILN_SPIRV_DISPATCH)
+#undef KILN_SPIRV_DISPATCH
+  }
+  return 0;
+}
+
+uint32_t Emitter::expr_node(const kir::IntImm *n) { return int_constant(n->type, n->value); }
+uint32_t Emitter::expr_node(const kir::FloatImm *n) { return constant(n->type, n->value); }
+
+uint32_t Emitter::expr_node(const kir::Var *n) {
+  auto it = vars_.find(n->name);
+  if (it == vars_.end() || it->second.empty()) {
+    fail("variable '" + n->name + "' used out of scope");
+    return int_constant(ScalarType::u32, 0);
+  }
+  const Binding &b = it->second.back();
+  if (!b.is_pointer) return b.id;
+  use(n->type, true);
+  return op(spv::OpLoad, n->type, {b.id});
+}
+
+uint32_t Emitter::expr_node(const kir::Binary *n) {
+  ScalarType t = n->type;
+  uint32_t a = expr(n->a), b = expr(n->b);
+  use(t, true);
+  bool f = is_float(t), s = is_signed_int(t);
+  switch (n->op) {
+  case kir::BinOp::add: return op(f ? spv::OpFAdd : spv::OpIAdd, t, {a, b});
+  case kir::BinOp::sub: return op(f ? spv::OpFSub : spv::OpISub, t, {a, b});
+  case kir::BinOp::mul: return op(f ? spv::OpFMul : spv::OpIMul, t, {a, b});
+  case kir::BinOp::div: return op(f ? spv::OpFDiv : s ? spv::OpSDiv : spv::OpUDiv, t, {a, b});
+  case kir::BinOp::mod: return op(f ? spv::OpFRem : s ? spv::OpSRem : spv::OpUMod, t, {a, b});
+  case kir::BinOp::min:
+    return glsl(t, f ? GLSLstd450FMin : s ? GLSLstd450SMin : GLSLstd450UMin, {a, b});
+  case kir::BinOp::max:
+    return glsl(t, f ? GLSLstd450FMax : s ? GLSLstd450SMax : GLSLstd450UMax, {a, b});
+  case kir::BinOp::pow: return pow(a, b, t);
+  case kir::BinOp::bit_and: return op(spv::OpBitwiseAnd, t, {a, b});
+  case kir::BinOp::bit_or: return op(spv::OpBitwiseOr, t, {a, b});
+  case kir::BinOp::bit_xor: return op(spv::OpBitwiseXor, t, {a, b});
+  case kir::BinOp::shl: return op(spv::OpShiftLeftLogical, t, {a, b});
+  case kir::BinOp::shr:
+    return op(s ? spv::OpShiftRightArithmetic : spv::OpShiftRightLogical, t, {a, b});
+  }
+  return 0;
+}
+
+uint32_t Emitter::expr_node(const kir::Cmp *n) {
+  ScalarType t = n->a.type();
+  uint32_t a = expr(n->a), b = expr(n->b);
+  use(t, true);
+  static const spv::Op kFloat[] = {spv::OpFOrdEqual,    spv::OpFUnordNotEqual,
+                                   spv::OpFOrdLessThan, spv::OpFOrdLessThanEqual,
+                                   spv::OpFOrdGreaterThan, spv::OpFOrdGreaterThanEqual};
+  static const spv::Op kSigned[] = {spv::OpIEqual,       spv::OpINotEqual,
+                                    spv::OpSLessThan,    spv::OpSLessThanEqual,
+                                    spv::OpSGreaterThan, spv::OpSGreaterThanEqual};
+  static const spv::Op kUnsigned[] = {spv::OpIEqual,       spv::OpINotEqual,
+                                      spv::OpULessThan,    spv::OpULessThanEqual,
+                                      spv::OpUGreaterThan, spv::OpUGreaterThanEqual};
+  static const spv::Op kBool[] = {spv::OpLogicalEqual, spv::OpLogicalNotEqual};
+  int i = static_cast<int>(n->op);
+  spv::Op o = t == ScalarType::boolean ? kBool[i]
+              : is_float(t)            ? kFloat[i]
+              : is_signed_int(t)       ? kSigned[i]
+                                       : kUnsigned[i];
+  return op(o, ScalarType::boolean, {a, b});
+}
+
+uint32_t Emitter::expr_node(const kir::And *n) {
+  uint32_t a = expr(n->a), b = expr(n->b);
+  return op(spv::OpLogicalAnd, ScalarType::boolean, {a, b});
+}
+
+uint32_t Emitter::expr_node(const kir::Or *n) {
+  uint32_t a = expr(n->a), b = expr(n->b);
+  return op(spv::OpLogicalOr, ScalarType::boolean, {a, b});
+}
+
+uint32_t Emitter::expr_node(const kir::Not *n) {
+  return op(spv::OpLogicalNot, ScalarType::boolean, {expr(n->a)});
+}
+
+uint32_t Emitter::expr_node(const kir::Select *n) {
+  uint32_t c = expr(n->cond), t = expr(n->t), f = expr(n->f);
+  use(n->type, true);
+  return op(spv::OpSelect, n->type, {c, t, f});
+}
+
+uint32_t Emitter::expr_node(const kir::Cast *n) {
+  return convert(expr(n->value), n->value.type(), n->type);
+}
+
+uint32_t Emitter::expr_node(const kir::Call *n) { return call(n); }
+
+uint32_t Emitter::buffer_pointer(int buffer, const kir::Expr &index) {
+  ScalarType elem = k_.buffers[buffer].elem;
+  uint32_t ptr = b_.type_pointer(spv::StorageClassStorageBuffer, storage_type_of(elem));
+  uint32_t i = expr(index);
+  return b_.emit_result(spv::OpAccessChain, ptr, {buffers_[buffer], b_.constant_u32(0), i});
+}
+
+uint32_t Emitter::shared_pointer(int array, const kir::Expr &index) {
+  ScalarType elem = k_.shared[array].elem;
+  uint32_t ptr = b_.type_pointer(spv::StorageClassWorkgroup, type_of(elem));
+  uint32_t i = expr(index);
+  return b_.emit_result(spv::OpAccessChain, ptr, {shared_[array], i});
+}
+
+uint32_t Emitter::expr_node(const kir::Load *n) {
+  uint32_t ptr = buffer_pointer(n->buffer, n->index);
+  if (n->type != ScalarType::boolean) return op(spv::OpLoad, n->type, {ptr});
+  uint32_t byte = b_.emit_result(spv::OpLoad, storage_type_of(n->type), {ptr});
+  return convert(byte, ScalarType::u8, ScalarType::boolean);
+}
+
+uint32_t Emitter::expr_node(const kir::Builtin *n) {
+  int b = static_cast<int>(n->builtin);
+  uint32_t v3 = b_.type_vector(type_of(ScalarType::u32), 3);
+  uint32_t vec = b_.emit_result(spv::OpLoad, v3, {builtin_var(b / 3)});
+  return op(spv::OpCompositeExtract, ScalarType::u32, {vec, static_cast<uint32_t>(b % 3)});
+}
+
+uint32_t Emitter::expr_node(const kir::PushConst *n) {
+  uint32_t ptr = b_.type_pointer(spv::StorageClassPushConstant, type_of(ScalarType::u32));
+  uint32_t chain = b_.emit_result(spv::OpAccessChain, ptr,
+                                  {push_constants_, b_.constant_u32(0),
+                                   b_.constant_u32(static_cast<uint32_t>(n->slot))});
+  return op(spv::OpLoad, ScalarType::u32, {chain});
+}
+
+uint32_t Emitter::expr_node(const kir::LoadShared *n) {
+  return op(spv::OpLoad, n->type, {shared_pointer(n->array, n->index)});
+}
+
+} // namespace kiln::spirv
