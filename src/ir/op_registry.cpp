@@ -86,6 +86,25 @@ bool compatible(const TensorType &recorded, const TensorType &inferred) {
   return true;
 }
 
+} // namespace
+
+Status verify_op_and_types(const Op &op) {
+  KILN_TRY(verify_op(op));
+  if (!op.def->infer) return Status::ok();
+  KILN_ASSIGN(auto types, infer_types(op));
+  if (types.size() != op.results.size())
+    return Status::error(fmt::format("{}: shape function gives {} results, op has {}",
+                                     op.describe(), types.size(), op.results.size()));
+  for (size_t i = 0; i < types.size(); ++i)
+    if (!compatible(op.results[i]->type, types[i]))
+      return Status::error(fmt::format("{}: result {} has type {} but the op gives {}",
+                                       op.describe(), i, op.results[i]->type.str(),
+                                       types[i].str()));
+  return Status::ok();
+}
+
+namespace {
+
 struct Verifier {
   std::set<const Value *> defined;
 
@@ -98,19 +117,8 @@ struct Verifier {
           return Status::error(fmt::format("{}: operand {} is used before it is defined",
                                            op->describe(), i));
       }
-      KILN_TRY(verify_op(*op));
       for (auto &r : op->regions) KILN_TRY(graph(*r));
-      if (op->def->infer) {
-        KILN_ASSIGN(auto types, infer_types(*op));
-        if (types.size() != op->results.size())
-          return Status::error(fmt::format("{}: shape function gives {} results, op has {}",
-                                           op->describe(), types.size(), op->results.size()));
-        for (size_t i = 0; i < types.size(); ++i)
-          if (!compatible(op->results[i]->type, types[i]))
-            return Status::error(fmt::format("{}: result {} has type {} but the op gives {}",
-                                             op->describe(), i, op->results[i]->type.str(),
-                                             types[i].str()));
-      }
+      KILN_TRY(verify_op_and_types(*op));
       for (Value *r : op->results) defined.insert(r);
     }
     for (size_t i = 0; i < g.results.size(); ++i)

@@ -73,6 +73,9 @@ private:
 
 // Arity + OpDef::verify for one op (not recursive).
 Status verify_op(const Op &op);
+// verify_op plus: the recorded result types agree with the op's shape function (where both
+// are known). The per-op part of verify_function.
+Status verify_op_and_types(const Op &op);
 // Whole-function verification: SSA dominance, arity, attributes, recorded types equal to the
 // inferred ones where both are known, recursively into regions.
 Status verify_function(const Function &f);

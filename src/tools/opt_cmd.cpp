@@ -80,39 +80,13 @@ std::string as_diagnostic(const std::string &file, const std::string &msg) {
   return "error: " + msg;
 }
 
-bool types_agree(const TensorType &recorded, const TensorType &inferred) {
-  if (recorded.dtype != inferred.dtype) return false;
-  if (!recorded.ranked || !inferred.ranked) return true;
-  if (recorded.dims.size() != inferred.dims.size()) return false;
-  for (size_t i = 0; i < recorded.dims.size(); ++i)
-    if (recorded.dims[i] >= 0 && inferred.dims[i] >= 0 && recorded.dims[i] != inferred.dims[i])
-      return false;
-  return true;
-}
-
-// The per-op part of verify_function (arity, attributes, recorded types versus the shape
-// function), for the message only: it names the op by its text location.
-Status check_op(const Op &op) {
-  KILN_TRY(verify_op(op));
-  if (!op.def->infer) return Status::ok();
-  KILN_ASSIGN(auto types, infer_types(op));
-  if (types.size() != op.results.size())
-    return Status::error(fmt::format("{}: shape function gives {} results, op has {}",
-                                     op.describe(), types.size(), op.results.size()));
-  for (size_t i = 0; i < types.size(); ++i)
-    if (!types_agree(op.results[i]->type, types[i]))
-      return Status::error(fmt::format("{}: result {} has type {} but the op gives {}",
-                                       op.describe(), i, op.results[i]->type.str(),
-                                       types[i].str()));
-  return Status::ok();
-}
 
 Status check_graph_located(Graph &g) {
   for (auto &op : g.ops) {
     for (auto &r : op->regions) KILN_TRY(check_graph_located(*r));
     // The location goes in front of the message rather than into describe().
     std::string loc = std::exchange(op->loc, {});
-    Status st = check_op(*op);
+    Status st = verify_op_and_types(*op);
     op->loc = loc;
     if (!st) return Status::error(loc.empty() ? "error: " + st.message()
                                               : fmt::format("{}: error: {}", loc, st.message()));
