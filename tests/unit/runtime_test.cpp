@@ -1,0 +1,581 @@
+// Runtime tests: every C API function (misuse included) on the null driver, artifact
+// verification, and real runs on the Vulkan driver (lavapipe in CI) with the validation layer.
+#include "kiln/artifact/kiln_generated.h"
+#include "kiln/kiln.h"
+#include "kiln/kiln.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr int64_t kN = 100;
+constexpr uint64_t kBytes = kN * 4;
+constexpr uint64_t kT2 = 448; // arena offset of the second intermediate (64-aligned)
+
+std::vector<uint32_t> read_spirv() {
+  std::ifstream in(KILN_TEST_ADD_SPV, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  return words;
+}
+
+std::vector<float> constant_k() {
+  std::vector<float> k(kN);
+  for (int64_t i = 0; i < kN; ++i)
+    k[i] = 0.25f * float(i) - 7.0f;
+  return k;
+}
+
+// Knobs for building broken artifacts.
+struct Tweaks {
+  uint32_t schema_version = KILN_ARTIFACT_SCHEMA_VERSION;
+  kiln::fb::BufferKind bad_kind = kiln::fb::BufferKind::constant;
+  uint32_t bad_index = 0;        // replaces binding 1 of command 0 when bad_ref is set
+  uint64_t bad_offset = 0, bad_size = kBytes;
+  bool bad_ref = false;
+  bool need_cooperative_matrix = false;
+  uint32_t push_bytes = 4;
+  bool drop_third_binding = false; // the shader still uses binding 2: a validation error
+};
+
+// y = (x + k) + x and z = x + k with x: f32[4,25], k a constant, through two dispatches of the
+// add kernel into the transient arena and two copies into the outputs.
+std::vector<uint8_t> make_artifact(const Tweaks &t = {}) {
+  using namespace kiln::fb;
+  flatbuffers::FlatBufferBuilder b;
+  auto ref = [&](BufferKind kind, uint32_t index, uint64_t offset, uint64_t size) {
+    return CreateBufferRef(b, kind, index, offset, size);
+  };
+  std::vector<uint8_t> pc(t.push_bytes, 0);
+  uint32_t n = kN;
+  std::memcpy(pc.data(), &n, std::min<size_t>(4, pc.size()));
+  auto dispatch = [&](flatbuffers::Offset<BufferRef> a, flatbuffers::Offset<BufferRef> bb,
+                      flatbuffers::Offset<BufferRef> c) {
+    std::vector<flatbuffers::Offset<BufferRef>> binds{a, bb, c};
+    if (t.drop_third_binding)
+      binds.pop_back();
+    std::vector<uint32_t> wg{2, 1, 1};
+    auto d2 = CreateDispatch(b, 0, b.CreateVector(binds), b.CreateVector(pc), b.CreateVector(wg));
+    return CreateCommandEntry(b, Command::Dispatch, d2.Union());
+  };
+  std::vector<flatbuffers::Offset<CommandEntry>> cmds;
+  auto second = t.bad_ref ? ref(t.bad_kind, t.bad_index, t.bad_offset, t.bad_size)
+                          : ref(BufferKind::constant, 0, 0, kBytes);
+  cmds.push_back(dispatch(ref(BufferKind::input, 0, 0, kBytes), second,
+                          ref(BufferKind::transient, 0, 0, kBytes)));
+  cmds.push_back(dispatch(ref(BufferKind::transient, 0, 0, kBytes),
+                          ref(BufferKind::input, 0, 0, kBytes),
+                          ref(BufferKind::transient, 0, kT2, kBytes)));
+  auto copy = [&](uint64_t src_offset, uint32_t out) {
+    auto c = CreateCopy(b, ref(BufferKind::transient, 0, src_offset, kBytes),
+                        ref(BufferKind::output, out, 0, kBytes));
+    return CreateCommandEntry(b, Command::Copy, c.Union());
+  };
+  cmds.push_back(copy(kT2, 0));
+  cmds.push_back(copy(0, 1));
+
+  std::vector<uint32_t> spirv = read_spirv(), wgs{64, 1, 1};
+  auto req = CreateRequirements(b, false, false, false, false, false, false, false, 0, 0,
+                                t.need_cooperative_matrix, 0);
+  std::vector<flatbuffers::Offset<Executable>> exes{
+      CreateExecutableDirect(b, "add", &spirv, "main", &wgs, t.drop_third_binding ? 2 : 3,
+                             t.push_bytes, req)};
+
+  std::vector<int64_t> shape_x{4, 25}, shape_z{kN};
+  std::vector<flatbuffers::Offset<TensorSig>> ins{CreateTensorSigDirect(b, "x", DType::f32, &shape_x)};
+  std::vector<flatbuffers::Offset<TensorSig>> outs{
+      CreateTensorSigDirect(b, "y", DType::f32, &shape_x),
+      CreateTensorSigDirect(b, "z", DType::f32, &shape_z)};
+  std::vector<uint8_t> data(64 + kBytes, 0);
+  std::vector<float> k = constant_k();
+  std::memcpy(data.data() + 64, k.data(), kBytes);
+  b.ForceVectorAlignment(data.size(), 1, 64);
+  auto data_vec = b.CreateVector(data);
+  std::vector<flatbuffers::Offset<Constant>> consts{CreateConstant(b, 64, kBytes)};
+  auto model = CreateModel(b, t.schema_version, b.CreateString("kiln test"),
+                           b.CreateString("vulkan"), b.CreateVector(ins), b.CreateVector(outs),
+                           b.CreateVector(consts), data_vec, b.CreateVector(exes),
+                           b.CreateVector(cmds), kT2 + kBytes);
+  FinishModelBuffer(b, model);
+  return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+}
+
+// Takes ownership of a status and returns "CODE: message" (or "OK").
+std::string take(kiln_status s) {
+  std::string out = std::string(kiln_status_code_name(kiln_status_code_of(s))) + ": " +
+                    kiln_status_message(s);
+  kiln_status_free(s);
+  return out;
+}
+
+#define EXPECT_OK(call) EXPECT_EQ(take(call), "OK: OK")
+#define EXPECT_STATUS(call, code, substring)                                                       \
+  do {                                                                                             \
+    std::string s_ = take(call);                                                                   \
+    EXPECT_EQ(s_.rfind(code, 0), 0u) << s_;                                                        \
+    EXPECT_NE(s_.find(substring), std::string::npos) << s_;                                        \
+  } while (0)
+
+struct Io {
+  std::vector<float> x = std::vector<float>(kN), y = std::vector<float>(kN, -1.0f),
+                     z = std::vector<float>(kN, -1.0f);
+  int64_t shape_x[2] = {4, 25}, shape_z[1] = {kN};
+  std::vector<kiln_tensor> inputs, outputs;
+  explicit Io(float seed = 1.0f) {
+    for (int64_t i = 0; i < kN; ++i)
+      x[i] = seed * float(i) * 0.5f + 3.0f;
+    inputs = {{KILN_F32, 2, shape_x, x.data(), kBytes}};
+    outputs = {{KILN_F32, 2, shape_x, y.data(), kBytes}, {KILN_F32, 1, shape_z, z.data(), kBytes}};
+  }
+  void poison() {
+    std::fill(y.begin(), y.end(), std::nanf(""));
+    std::fill(z.begin(), z.end(), std::nanf(""));
+  }
+  void expect_exact() const {
+    std::vector<float> k = constant_k();
+    for (int64_t i = 0; i < kN; ++i) {
+      float t = x[i] + k[i];
+      ASSERT_EQ(y[i], t + x[i]) << "y[" << i << "]";
+      ASSERT_EQ(z[i], t) << "z[" << i << "]";
+    }
+  }
+};
+
+kiln_module *load(kiln_device *d, const std::vector<uint8_t> &bytes) {
+  kiln_module *m = nullptr;
+  kiln_status s = kiln_module_load_memory(d, bytes.data(), bytes.size(), &m);
+  EXPECT_EQ(s, nullptr) << kiln_status_message(s);
+  kiln_status_free(s);
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statuses, dtypes, drivers, devices
+
+TEST(RuntimeStatus, NullIsOk) {
+  EXPECT_EQ(kiln_status_code_of(nullptr), KILN_OK);
+  EXPECT_STREQ(kiln_status_message(nullptr), "OK");
+  kiln_status_free(nullptr);
+  EXPECT_STREQ(kiln_status_code_name(KILN_UNSUPPORTED), "UNSUPPORTED");
+  EXPECT_STREQ(kiln_dtype_name(KILN_BF16), "bf16");
+  EXPECT_STREQ(kiln_dtype_name(kiln_dtype(99)), "?");
+  EXPECT_EQ(kiln_dtype_size(KILN_I64), 8u);
+  EXPECT_EQ(kiln_dtype_size(KILN_BOOL), 1u);
+  EXPECT_EQ(kiln_dtype_size(kiln_dtype(99)), 0u);
+}
+
+TEST(RuntimeDevices, DriversAndUris) {
+  ASSERT_EQ(kiln_driver_count(), 2u);
+  EXPECT_STREQ(kiln_driver_name(0), "null");
+  EXPECT_STREQ(kiln_driver_name(1), "vulkan");
+  EXPECT_EQ(kiln_driver_name(2), nullptr);
+  size_t n = 0;
+  EXPECT_OK(kiln_device_count("null", &n));
+  EXPECT_EQ(n, 1u);
+  EXPECT_STATUS(kiln_device_count("cuda", &n), "NOT_FOUND", "unknown driver 'cuda'");
+  EXPECT_STATUS(kiln_device_count(nullptr, &n), "INVALID_ARGUMENT", "driver is NULL");
+  EXPECT_STATUS(kiln_device_count("null", nullptr), "INVALID_ARGUMENT", "out_count");
+  kiln_device_info info;
+  EXPECT_OK(kiln_device_describe("null", &info));
+  EXPECT_STREQ(info.uri, "null:0");
+  EXPECT_STATUS(kiln_device_describe("null:1", &info), "NOT_FOUND", "has 1 device");
+  EXPECT_STATUS(kiln_device_describe("null:x", &info), "INVALID_ARGUMENT", "not a device index");
+  EXPECT_STATUS(kiln_device_describe("metal", &info), "NOT_FOUND", "drivers are null, vulkan");
+  EXPECT_STATUS(kiln_device_describe(nullptr, &info), "INVALID_ARGUMENT", "uri is NULL");
+  EXPECT_STATUS(kiln_device_describe("null", nullptr), "INVALID_ARGUMENT", "out_info");
+  size_t total = 0;
+  EXPECT_OK(kiln_devices_list(nullptr, 0, &total));
+  ASSERT_GE(total, 1u);
+  std::vector<kiln_device_info> all(total);
+  EXPECT_OK(kiln_devices_list(all.data(), all.size(), &total));
+  EXPECT_STREQ(all[0].driver, "null");
+  EXPECT_STATUS(kiln_devices_list(nullptr, 3, &total), "INVALID_ARGUMENT", "infos");
+  EXPECT_STATUS(kiln_devices_list(nullptr, 0, nullptr), "INVALID_ARGUMENT", "out_count");
+}
+
+TEST(RuntimeDevices, OpenRelease) {
+  kiln_device *d = nullptr;
+  EXPECT_STATUS(kiln_device_open("null:3", &d), "NOT_FOUND", "null");
+  EXPECT_EQ(d, nullptr);
+  EXPECT_STATUS(kiln_device_open("null", nullptr), "INVALID_ARGUMENT", "out_device");
+  EXPECT_OK(kiln_device_open("null", &d));
+  ASSERT_NE(d, nullptr);
+  kiln_device_info info;
+  EXPECT_OK(kiln_device_info_get(d, &info));
+  EXPECT_STREQ(info.driver, "null");
+  EXPECT_STATUS(kiln_device_info_get(nullptr, &info), "INVALID_ARGUMENT", "device is NULL");
+  EXPECT_STATUS(kiln_device_info_get(d, nullptr), "INVALID_ARGUMENT", "out_info");
+  uint64_t messages = 7;
+  EXPECT_OK(kiln_device_validation_message_count(d, &messages));
+  EXPECT_EQ(messages, 0u);
+  EXPECT_STATUS(kiln_device_validation_message_count(nullptr, &messages), "INVALID_ARGUMENT", "device");
+  EXPECT_STATUS(kiln_device_validation_message_count(d, nullptr), "INVALID_ARGUMENT", "out_count");
+  kiln_device_release(d);
+  kiln_device_release(nullptr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Modules on the null driver: signature, argument checks, artifact verification
+
+class NullModule : public ::testing::Test {
+protected:
+  void SetUp() override { ASSERT_EQ(kiln_device_open("null", &device_), nullptr); }
+  void TearDown() override { kiln_device_release(device_); }
+  kiln_device *device_ = nullptr;
+};
+
+TEST_F(NullModule, SignatureAndCommands) {
+  kiln_module *m = load(device_, make_artifact());
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(kiln_module_input_count(m), 1u);
+  ASSERT_EQ(kiln_module_output_count(m), 2u);
+  kiln_tensor_info ti;
+  EXPECT_OK(kiln_module_input_info(m, 0, &ti));
+  EXPECT_STREQ(ti.name, "x");
+  EXPECT_EQ(ti.dtype, KILN_F32);
+  ASSERT_EQ(ti.rank, 2u);
+  EXPECT_EQ(ti.shape[0], 4);
+  EXPECT_EQ(ti.shape[1], 25);
+  EXPECT_EQ(ti.bytes, kBytes);
+  EXPECT_OK(kiln_module_output_info(m, 1, &ti));
+  EXPECT_STREQ(ti.name, "z");
+  EXPECT_STATUS(kiln_module_input_info(m, 1, &ti), "INVALID_ARGUMENT", "input index 1 out of range");
+  EXPECT_STATUS(kiln_module_output_info(m, 2, &ti), "INVALID_ARGUMENT", "output index 2");
+  EXPECT_STATUS(kiln_module_input_info(nullptr, 0, &ti), "INVALID_ARGUMENT", "module is NULL");
+  EXPECT_STATUS(kiln_module_output_info(m, 0, nullptr), "INVALID_ARGUMENT", "out_info");
+  EXPECT_EQ(kiln_module_input_count(nullptr), 0u);
+  EXPECT_EQ(kiln_module_output_count(nullptr), 0u);
+  ASSERT_EQ(kiln_module_command_count(m), 4u);
+  EXPECT_EQ(kiln_module_command_count(nullptr), 0u);
+  kiln_command_info ci;
+  EXPECT_OK(kiln_module_command_info(m, 0, &ci));
+  EXPECT_EQ(ci.kind, KILN_COMMAND_DISPATCH);
+  EXPECT_STREQ(ci.name, "add");
+  EXPECT_EQ(ci.workgroups[0], 2u);
+  EXPECT_EQ(ci.bytes, 3 * kBytes);
+  EXPECT_OK(kiln_module_command_info(m, 3, &ci));
+  EXPECT_EQ(ci.kind, KILN_COMMAND_COPY);
+  EXPECT_STATUS(kiln_module_command_info(m, 4, &ci), "INVALID_ARGUMENT", "command index 4");
+  EXPECT_STATUS(kiln_module_command_info(nullptr, 0, &ci), "INVALID_ARGUMENT", "module");
+  EXPECT_STATUS(kiln_module_command_info(m, 0, nullptr), "INVALID_ARGUMENT", "out_info");
+  kiln_module_release(m);
+  kiln_module_release(nullptr);
+}
+
+TEST_F(NullModule, RunFillsZeros) {
+  kiln_module *m = load(device_, make_artifact());
+  ASSERT_NE(m, nullptr);
+  Io io;
+  std::vector<uint64_t> ns(4, 99);
+  kiln_run_options opts{ns.data(), ns.size()};
+  EXPECT_OK(kiln_module_run_with_options(m, io.inputs.data(), 1, io.outputs.data(), 2, &opts));
+  for (int64_t i = 0; i < kN; ++i)
+    ASSERT_EQ(io.y[i], 0.0f);
+  EXPECT_EQ(ns[0], 0u);
+  EXPECT_OK(kiln_module_run(m, io.inputs.data(), 1, io.outputs.data(), 2));
+  kiln_module_release(m);
+}
+
+TEST_F(NullModule, RunArgumentErrors) {
+  kiln_module *m = load(device_, make_artifact());
+  ASSERT_NE(m, nullptr);
+  Io io;
+  auto run = [&] { return kiln_module_run(m, io.inputs.data(), io.inputs.size(), io.outputs.data(), io.outputs.size()); };
+  EXPECT_STATUS(kiln_module_run(nullptr, io.inputs.data(), 1, io.outputs.data(), 2), "INVALID_ARGUMENT", "module is NULL");
+  EXPECT_STATUS(kiln_module_run(m, io.inputs.data(), 0, io.outputs.data(), 2), "INVALID_ARGUMENT", "expected 1 inputs, got 0");
+  EXPECT_STATUS(kiln_module_run(m, io.inputs.data(), 1, io.outputs.data(), 1), "INVALID_ARGUMENT", "expected 2 outputs, got 1");
+  EXPECT_STATUS(kiln_module_run(m, nullptr, 1, io.outputs.data(), 2), "INVALID_ARGUMENT", "inputs array is NULL");
+  io.inputs[0].dtype = KILN_I32;
+  EXPECT_STATUS(run(), "INVALID_ARGUMENT", "input 0 'x': expected dtype f32, got i32");
+  io.inputs[0].dtype = KILN_F32;
+  io.inputs[0].rank = 1;
+  EXPECT_STATUS(run(), "INVALID_ARGUMENT", "input 0 'x': expected rank 2 (shape [4,25]), got rank 1");
+  io.inputs[0].rank = 2;
+  io.shape_x[1] = 26;
+  EXPECT_STATUS(run(), "INVALID_ARGUMENT", "expected shape [4,25], got [4,26]");
+  io.shape_x[1] = 25;
+  io.outputs[1].bytes = 399;
+  EXPECT_STATUS(run(), "INVALID_ARGUMENT", "output 1 'z': expected 400 bytes, got 399");
+  io.outputs[1].bytes = kBytes;
+  io.outputs[0].data = nullptr;
+  EXPECT_STATUS(run(), "INVALID_ARGUMENT", "output 0 'y': data is NULL");
+  io.outputs[0].data = io.y.data();
+  io.inputs[0].shape = nullptr;
+  EXPECT_STATUS(run(), "INVALID_ARGUMENT", "input 0 'x': shape is NULL");
+  kiln_module_release(m);
+}
+
+TEST_F(NullModule, LoadArgumentErrors) {
+  std::vector<uint8_t> a = make_artifact();
+  kiln_module *m = nullptr;
+  EXPECT_STATUS(kiln_module_load_memory(nullptr, a.data(), a.size(), &m), "INVALID_ARGUMENT", "device is NULL");
+  EXPECT_STATUS(kiln_module_load_memory(device_, nullptr, a.size(), &m), "INVALID_ARGUMENT", "data is NULL");
+  EXPECT_STATUS(kiln_module_load_memory(device_, a.data(), a.size(), nullptr), "INVALID_ARGUMENT", "out_module");
+  EXPECT_STATUS(kiln_module_load_file(device_, nullptr, &m), "INVALID_ARGUMENT", "path is NULL");
+  EXPECT_STATUS(kiln_module_load_file(device_, "/nonexistent/model.kiln", &m), "NOT_FOUND",
+                "cannot open artifact '/nonexistent/model.kiln'");
+  EXPECT_EQ(m, nullptr);
+}
+
+TEST_F(NullModule, LoadFile) {
+  std::vector<uint8_t> a = make_artifact();
+  std::string path = ::testing::TempDir() + "kiln_runtime_test.kiln";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(a.data()), a.size());
+  kiln_module *m = nullptr;
+  EXPECT_OK(kiln_module_load_file(device_, path.c_str(), &m));
+  EXPECT_EQ(kiln_module_input_count(m), 1u);
+  kiln_module_release(m);
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(a.data()), 40);
+  EXPECT_STATUS(kiln_module_load_file(device_, path.c_str(), &m), "INVALID_ARTIFACT", path + ": invalid artifact");
+}
+
+TEST_F(NullModule, CorruptArtifacts) {
+  std::vector<uint8_t> a = make_artifact();
+  kiln_module *m = nullptr;
+  for (size_t cut : {size_t(0), size_t(4), size_t(7)})
+    EXPECT_STATUS(kiln_module_load_memory(device_, a.data(), cut, &m), "INVALID_ARTIFACT", "truncated");
+  for (size_t cut : {size_t(16), a.size() / 2, a.size() - 1})
+    EXPECT_STATUS(kiln_module_load_memory(device_, a.data(), cut, &m), "INVALID_ARTIFACT",
+                  "does not verify");
+  std::vector<uint8_t> wrong = a;
+  std::memcpy(wrong.data() + 4, "KLN2", 4);
+  EXPECT_STATUS(kiln_module_load_memory(device_, wrong.data(), wrong.size(), &m), "INVALID_ARTIFACT",
+                "file identifier is not \"KLN1\"");
+  Tweaks t;
+  t.schema_version = 2;
+  std::vector<uint8_t> v2 = make_artifact(t);
+  EXPECT_STATUS(kiln_module_load_memory(device_, v2.data(), v2.size(), &m), "INVALID_ARTIFACT",
+                "schema version 2 is not supported: this runtime reads version 1");
+  // Scribbling over the body must give a clean status, never a crash.
+  for (size_t i = 8; i < a.size(); i += 7) {
+    std::vector<uint8_t> c = a;
+    c[i] ^= 0x5a;
+    kiln_status s = kiln_module_load_memory(device_, c.data(), c.size(), &m);
+    if (!s)
+      kiln_module_release(m);
+    kiln_status_free(s);
+  }
+}
+
+TEST_F(NullModule, OutOfRangeBufferRefs) {
+  struct Case {
+    kiln::fb::BufferKind kind;
+    uint32_t index;
+    uint64_t offset, size;
+    const char *message;
+  } cases[] = {
+      {kiln::fb::BufferKind::constant, 1, 0, 4, "refers to constant 1 but there are 1"},
+      {kiln::fb::BufferKind::constant, 0, 8, kBytes, "outside constant 0 of 400 bytes"},
+      {kiln::fb::BufferKind::input, 1, 0, 4, "refers to input 1 but there are 1"},
+      {kiln::fb::BufferKind::output, 0, kBytes, 4, "outside output 0 ('y') of 400 bytes"},
+      {kiln::fb::BufferKind::transient, 0, kT2 + 64, kBytes, "outside the transient arena"},
+      {kiln::fb::BufferKind::transient, 0, UINT64_MAX - 2, 8, "outside the transient arena"},
+      {kiln::fb::BufferKind::input, 0, 0, 0, "is empty"},
+      {kiln::fb::BufferKind(9), 0, 0, 4, "unknown buffer kind 9"},
+  };
+  for (const Case &c : cases) {
+    Tweaks t;
+    t.bad_ref = true;
+    t.bad_kind = c.kind;
+    t.bad_index = c.index;
+    t.bad_offset = c.offset;
+    t.bad_size = c.size;
+    std::vector<uint8_t> a = make_artifact(t);
+    kiln_module *m = nullptr;
+    std::string s = take(kiln_module_load_memory(device_, a.data(), a.size(), &m));
+    EXPECT_NE(s.find("command 0 binding 1"), std::string::npos) << s;
+    EXPECT_NE(s.find(c.message), std::string::npos) << s;
+    EXPECT_EQ(s.rfind("INVALID_ARTIFACT", 0), 0u) << s;
+  }
+  Tweaks t;
+  t.push_bytes = 6;
+  std::vector<uint8_t> a = make_artifact(t);
+  kiln_module *m = nullptr;
+  EXPECT_STATUS(kiln_module_load_memory(device_, a.data(), a.size(), &m), "INVALID_ARTIFACT",
+                "6 push constant bytes (a multiple of 4");
+}
+
+TEST_F(NullModule, CppWrapper) {
+  std::vector<uint8_t> a = make_artifact();
+  kiln::Device device("null");
+  EXPECT_STREQ(device.info().driver, "null");
+  kiln::Module module = kiln::Module::load_memory(device, a.data(), a.size());
+  EXPECT_EQ(module.output(0).rank, 2u);
+  Io io;
+  std::vector<uint64_t> ns;
+  module.run(io.inputs, io.outputs, &ns);
+  EXPECT_EQ(ns.size(), 4u);
+  try {
+    kiln::Module::load_memory(device, a.data(), 3);
+    FAIL() << "expected kiln::Error";
+  } catch (const kiln::Error &e) {
+    EXPECT_EQ(e.code(), KILN_INVALID_ARTIFACT);
+  }
+  EXPECT_FALSE(kiln::list_devices().empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vulkan
+
+class Vulkan : public ::testing::Test {
+protected:
+  void SetUp() override {
+    size_t n = 0;
+    kiln_status s = kiln_device_count("vulkan", &n);
+    if (s || n == 0) {
+      std::string why = s ? kiln_status_message(s) : "no Vulkan device";
+      kiln_status_free(s);
+      GTEST_SKIP() << "Vulkan unavailable: " << why;
+    }
+    ASSERT_OK_OPEN();
+  }
+  void ASSERT_OK_OPEN() {
+    kiln_status s = kiln_device_open("vulkan", &device_);
+    ASSERT_EQ(s, nullptr) << kiln_status_message(s);
+  }
+  void TearDown() override {
+    if (!device_)
+      return;
+    uint64_t messages = 0;
+    EXPECT_OK(kiln_device_validation_message_count(device_, &messages));
+    EXPECT_EQ(messages, 0u) << "validation layer messages (see stderr)";
+    kiln_device_release(device_);
+  }
+  kiln_device *device_ = nullptr;
+};
+
+TEST_F(Vulkan, Describe) {
+  kiln_device_info info;
+  EXPECT_OK(kiln_device_describe("vulkan:0", &info));
+  EXPECT_STREQ(info.uri, "vulkan:0");
+  EXPECT_GE(info.api_version, (1u << 22) | (2u << 12));
+  EXPECT_GT(info.subgroup_size, 0u);
+  EXPECT_GT(info.max_storage_buffer_range, 0u);
+  kiln_device_info open_info;
+  EXPECT_OK(kiln_device_info_get(device_, &open_info));
+  EXPECT_STREQ(open_info.driver, "vulkan");
+  EXPECT_STATUS(kiln_device_describe("vulkan:4096", &info), "NOT_FOUND", "device(s)");
+}
+
+TEST_F(Vulkan, EndToEndExact) {
+  kiln_module *m = load(device_, make_artifact());
+  ASSERT_NE(m, nullptr);
+  for (int rep = 0; rep < 3; ++rep) {
+    Io io(float(rep + 1));
+    io.poison();
+    std::vector<uint64_t> ns(4, 0);
+    kiln_run_options opts{ns.data(), ns.size()};
+    EXPECT_OK(kiln_module_run_with_options(m, io.inputs.data(), 1, io.outputs.data(), 2, &opts));
+    io.expect_exact();
+  }
+  kiln_module_release(m);
+}
+
+TEST_F(Vulkan, ModuleOutlivesDevice) {
+  kiln_module *m = load(device_, make_artifact());
+  ASSERT_NE(m, nullptr);
+  uint64_t messages = 0;
+  EXPECT_OK(kiln_device_validation_message_count(device_, &messages));
+  EXPECT_EQ(messages, 0u);
+  kiln_device_release(device_);
+  device_ = nullptr;
+  Io io;
+  io.poison();
+  EXPECT_OK(kiln_module_run(m, io.inputs.data(), 1, io.outputs.data(), 2));
+  io.expect_exact();
+  kiln_module_release(m);
+}
+
+TEST_F(Vulkan, FourThreadsConcurrently) {
+  kiln_module *m = load(device_, make_artifact());
+  ASSERT_NE(m, nullptr);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 20; ++rep) {
+        Io io(float(t * 100 + rep));
+        io.poison();
+        kiln_status s = kiln_module_run(m, io.inputs.data(), 1, io.outputs.data(), 2);
+        std::vector<float> k = constant_k();
+        bool ok = s == nullptr;
+        for (int64_t i = 0; ok && i < kN; ++i)
+          ok = io.z[i] == io.x[i] + k[i] && io.y[i] == (io.x[i] + k[i]) + io.x[i];
+        if (!ok)
+          failures.fetch_add(1);
+        kiln_status_free(s);
+      }
+    });
+  for (auto &th : threads)
+    th.join();
+  EXPECT_EQ(failures.load(), 0);
+  kiln_module_release(m);
+}
+
+TEST_F(Vulkan, MissingCapabilityIsRefused) {
+  Tweaks t;
+  t.need_cooperative_matrix = true;
+  kiln_device_info info;
+  EXPECT_OK(kiln_device_info_get(device_, &info));
+  if (info.cooperative_matrix)
+    GTEST_SKIP() << "device has cooperative matrices";
+  std::vector<uint8_t> a = make_artifact(t);
+  kiln_module *m = nullptr;
+  EXPECT_STATUS(kiln_module_load_memory(device_, a.data(), a.size(), &m), "UNSUPPORTED",
+                "executable 'add' needs VK_KHR_cooperative_matrix, which device '");
+}
+
+TEST_F(Vulkan, ArgumentErrorsBeforeWork) {
+  kiln_module *m = load(device_, make_artifact());
+  ASSERT_NE(m, nullptr);
+  Io io;
+  io.inputs[0].dtype = KILN_F16;
+  EXPECT_STATUS(kiln_module_run(m, io.inputs.data(), 1, io.outputs.data(), 2), "INVALID_ARGUMENT",
+                "input 0 'x': expected dtype f32, got f16");
+  kiln_module_release(m);
+}
+
+// The validation layer is really on: a pipeline whose layout lacks a binding the shader uses is
+// reported, counted, and fails the load.
+TEST(VulkanValidation, ErrorsFailTheLoad) {
+  size_t n = 0;
+  kiln_status s = kiln_device_count("vulkan", &n);
+  const char *v = std::getenv("KILN_VULKAN_VALIDATION");
+  if (s || n == 0 || !v || std::string(v) != "1") {
+    kiln_status_free(s);
+    GTEST_SKIP() << "needs a Vulkan device and KILN_VULKAN_VALIDATION=1";
+  }
+  kiln_device *d = nullptr;
+  ASSERT_EQ(kiln_device_open("vulkan", &d), nullptr);
+  Tweaks t;
+  t.drop_third_binding = true;
+  std::vector<uint8_t> a = make_artifact(t);
+  kiln_module *m = nullptr;
+  EXPECT_STATUS(kiln_module_load_memory(d, a.data(), a.size(), &m), "DEVICE_ERROR",
+                "validation layer reported");
+  uint64_t messages = 0;
+  EXPECT_OK(kiln_device_validation_message_count(d, &messages));
+  EXPECT_GT(messages, 0u);
+  kiln_device_release(d);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // Vulkan tests run with the validation layer unless the caller chose otherwise.
+  setenv("KILN_VULKAN_VALIDATION", "1", 0);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
