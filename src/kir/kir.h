@@ -9,6 +9,12 @@
 // Semantics worth knowing:
 // - Integer div truncates toward zero and mod takes the sign of the dividend (C semantics);
 //   float mod is fmod. shr is arithmetic for signed types, logical for unsigned ones.
+// - Float min/max with a NaN operand may return either operand (device dependent); guard
+//   with isnan where NaN propagation matters. Float `!=` is true for NaN, other float
+//   comparisons are false. Casts to boolean test `!= 0`; float -> int casts truncate and
+//   are undefined out of range. pow follows C for negative and zero bases.
+// - Math intrinsics other than sqrt/rsqrt/floor/ceil/round_even/trunc/abs/sign/fma/isnan/
+//   isinf have no f64 form on Vulkan: the SPIR-V emitter reports an error for them.
 // - Loads and stores use element indices (i32 or u32). Buffers of `boolean` hold one byte
 //   per element (0 or 1); loads and stores convert.
 // - Variables are identified by name. For, Let and DeclareVar bind a name; DeclareVar's

@@ -247,6 +247,19 @@ TEST(Spirv, TargetLimits) {
   EXPECT_NE(emit_error(k, lavapipe()).find("push constant"), std::string::npos);
 }
 
+TEST(Spirv, ValidatorCatchesBrokenModules) {
+  // Guards the other tests against a validator that accepts everything.
+  Kernel k = unary(ScalarType::f32, ScalarType::f32, [](Expr x) { return x + x; });
+  auto r = emit_spirv(k, lavapipe(), nullptr);
+  ASSERT_TRUE(r.is_ok());
+  std::vector<uint32_t> words = r.value();
+  ASSERT_EQ(validate(words, SPV_ENV_VULKAN_1_2), "");
+  words.resize(words.size() - 1); // drop OpFunctionEnd
+  EXPECT_NE(validate(words, SPV_ENV_VULKAN_1_2), "");
+  EXPECT_EQ(words[0], 0x07230203u);
+  EXPECT_EQ(words[1], 0x00010500u);
+}
+
 TEST(Spirv, RejectsKernelsThatFailVerification) {
   Kernel k = unary(ScalarType::f32, ScalarType::f32, [](Expr x) { return x; });
   k.body = store(9, imm_u32(0), imm_f32(0));
