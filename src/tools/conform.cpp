@@ -3,6 +3,7 @@
 // NAME.out.OUTPUT.npy) and compares with the expected outputs.
 #include "exec/executor.h"
 #include "frontend/onnx/importer.h"
+#include "tools/device_runner.h"
 #include "tools/tools.h"
 
 #include <CLI/CLI.hpp>
@@ -113,7 +114,7 @@ std::vector<TestCase> discover(const fs::path &dir) {
   return tests;
 }
 
-Outcome run_test(const TestCase &t, const ConformArgs &args) {
+Outcome run_test(const TestCase &t, const ConformArgs &args, DeviceRunner &runner) {
   Outcome o;
   o.name = t.name;
   auto start = std::chrono::steady_clock::now();
@@ -129,6 +130,7 @@ Outcome run_test(const TestCase &t, const ConformArgs &args) {
   if (!module) return finish(Outcome::fail, "import", module.status().message());
   const Function &f = *module.value()->main();
   double rtol = args.rtol >= 0 ? args.rtol : t.rtol, atol = args.atol >= 0 ? args.atol : t.atol;
+  std::vector<uint8_t> artifact; // compiled once, on the first data set
   for (const auto &ds : t.sets) {
     std::vector<Tensor> inputs(f.body.params.size());
     for (size_t i = 0; i < ds.inputs.size(); ++i) {
@@ -145,7 +147,19 @@ Outcome run_test(const TestCase &t, const ConformArgs &args) {
       if (!r) return finish(Outcome::fail, "data", r.status().message());
       inputs[slot] = std::move(r).value();
     }
-    auto outs = execute(f, std::move(inputs));
+    Result<std::vector<Tensor>> outs = Status::error("not run");
+    if (runner.is_reference()) {
+      outs = execute(f, std::move(inputs));
+    } else {
+      if (artifact.empty()) {
+        auto compiled = compile_module(*module.value(), runner.target());
+        if (!compiled) return finish(Outcome::fail, "compile", compiled.status().message());
+        artifact = std::move(compiled).value();
+      }
+      Status st = check_inputs(f, inputs);
+      if (!st) return finish(Outcome::fail, "run", st.message());
+      outs = runner.run_artifact(artifact, inputs);
+    }
     if (!outs) return finish(Outcome::fail, "run", outs.status().message());
     if (outs->size() < ds.outputs.size())
       return finish(Outcome::fail, "run", fmt::format("{} outputs, {} expected", outs->size(), ds.outputs.size()));
@@ -175,8 +189,9 @@ std::set<std::string> read_list(const std::string &path) {
 }
 
 int conform(const ConformArgs &args) {
-  if (args.device != "cpu-ref") {
-    fmt::print(stderr, "error: device '{}' is not available (available: cpu-ref)\n", args.device);
+  auto runner = DeviceRunner::open(args.device);
+  if (!runner) {
+    fmt::print(stderr, "error: {}\n", runner.status().message());
     return 2;
   }
   if (!fs::is_directory(args.dir)) {
@@ -194,7 +209,7 @@ int conform(const ConformArgs &args) {
   std::vector<std::thread> pool;
   for (int j = 0; j < jobs; ++j)
     pool.emplace_back([&] {
-      for (size_t i; (i = next++) < tests.size();) results[i] = run_test(tests[i], args);
+      for (size_t i; (i = next++) < tests.size();) results[i] = run_test(tests[i], args, *runner.value());
     });
   for (auto &th : pool) th.join();
 
@@ -259,7 +274,7 @@ void add_conform_command(CLI::App &app) {
   auto a = std::make_shared<ConformArgs>();
   auto *cmd = app.add_subcommand("conform", "Run ONNX backend tests or a models folder");
   cmd->add_option("dir", a->dir, "folder of tests (node/ layout) or of NAME.onnx models")->required();
-  cmd->add_option("--device", a->device, "device: cpu-ref");
+  cmd->add_option("--device", a->device, "cpu-ref, vulkan, vulkan:N or null");
   cmd->add_option("--filter", a->filter, "run tests whose name matches this regex");
   cmd->add_option("--json", a->json, "write per-test results as JSON");
   cmd->add_option("--expect", a->expect,

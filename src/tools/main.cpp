@@ -8,6 +8,7 @@ int main(int argc, char **argv) {
   kiln::tools::add_run_command(app);
   kiln::tools::add_conform_command(app);
   kiln::tools::add_opt_command(app);
+  kiln::tools::add_compile_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

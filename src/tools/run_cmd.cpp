@@ -3,6 +3,7 @@
 #include "exec/executor.h"
 #include "frontend/onnx/importer.h"
 #include "support/npy.h"
+#include "tools/device_runner.h"
 #include "tools/tools.h"
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <fmt/format.h>
 #include <numeric>
 
@@ -93,10 +95,7 @@ Status parse_binding(const std::string &s, std::string &name, std::string &file)
 }
 
 Status run(const RunArgs &a) {
-  if (a.device != "cpu-ref")
-    return Status::error(fmt::format("device '{}' is not available (available: cpu-ref)", a.device));
-  KILN_ASSIGN(auto module, onnx_fe::import_file(a.model));
-  const Function &f = *module->main();
+  KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
   std::map<std::string, Tensor> given;
   for (const auto &s : a.inputs) {
     std::string name, file;
@@ -105,18 +104,51 @@ Status run(const RunArgs &a) {
     if (given.count(name)) return Status::error(fmt::format("input '{}' is given twice", name));
     given[name] = std::move(t);
   }
+  // The signature: from the model (imported) or from the artifact (.kiln).
+  const bool is_artifact = fs::path(a.model).extension() == ".kiln";
+  std::unique_ptr<Module> module;
+  std::vector<uint8_t> artifact;
+  std::vector<std::pair<std::string, TensorType>> params;
+  std::vector<std::string> out_names;
+  if (is_artifact) {
+    if (runner->is_reference())
+      return Status::error("an artifact runs on a runtime device (--device vulkan), not cpu-ref");
+    std::ifstream f(a.model, std::ios::binary);
+    if (!f) return Status::error(fmt::format("{}: cannot open", a.model));
+    artifact.assign(std::istreambuf_iterator<char>(f), {});
+    KILN_ASSIGN(auto sig, runner->artifact_signature(artifact));
+    params = sig.inputs;
+    for (auto &o : sig.outputs) out_names.push_back(o.first);
+  } else {
+    KILN_ASSIGN(module, onnx_fe::import_file(a.model));
+    for (Value *p : module->main()->body.params) params.push_back({p->name, p->type});
+    for (size_t i = 0; i < module->main()->body.results.size(); ++i) {
+      const std::string &n = module->main()->body.results[i]->name;
+      out_names.push_back(n.empty() ? fmt::format("output{}", i) : n);
+    }
+  }
   std::vector<Tensor> inputs;
-  for (Value *p : f.body.params) {
-    auto it = given.find(p->name);
+  for (const auto &[pname, ptype] : params) {
+    auto it = given.find(pname);
     if (it == given.end())
       return Status::error(fmt::format("input '{}' ({}) is missing; pass --input {}=FILE.npy",
-                                       p->name, p->type.str(), p->name));
+                                       pname, ptype.str(), pname));
     inputs.push_back(it->second);
     given.erase(it);
   }
   if (!given.empty())
     return Status::error(fmt::format("the model has no input named '{}'", given.begin()->first));
-  KILN_ASSIGN(auto outputs, execute(f, inputs));
+  std::vector<Tensor> outputs;
+  if (is_artifact) {
+    for (size_t i = 0; i < params.size(); ++i)
+      if (!(TensorType::of(inputs[i]) == params[i].second))
+        return Status::error(fmt::format("input '{}': expected {}, got {}", params[i].first,
+                                         params[i].second.str(), TensorType::of(inputs[i]).str()));
+    KILN_ASSIGN(outputs, runner->run_artifact(artifact, inputs));
+  } else {
+    KILN_TRY(check_inputs(*module->main(), inputs));
+    KILN_ASSIGN(outputs, runner->run(*module, inputs));
+  }
 
   if (!a.output_dir.empty()) fs::create_directories(a.output_dir);
   std::map<std::string, std::string> golden;
@@ -127,8 +159,7 @@ Status run(const RunArgs &a) {
   }
   bool all_ok = true;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::string name = f.body.results[i]->name.empty() ? fmt::format("output{}", i)
-                                                             : f.body.results[i]->name;
+    const std::string &name = out_names[i];
     const Tensor &t = outputs[i];
     fmt::print("output '{}': {}\n", name, TensorType::of(t).str());
     if (!a.output_dir.empty()) KILN_TRY(save_npy((fs::path(a.output_dir) / (name + ".npy")).string(), t));
@@ -160,8 +191,8 @@ Status run(const RunArgs &a) {
 void add_run_command(CLI::App &app) {
   auto a = std::make_shared<RunArgs>();
   auto *cmd = app.add_subcommand("run", "Run a model on a device and write its outputs as .npy");
-  cmd->add_option("model", a->model, "model file (.onnx)")->required();
-  cmd->add_option("--device", a->device, "device: cpu-ref");
+  cmd->add_option("model", a->model, "model (.onnx) or artifact (.kiln)")->required();
+  cmd->add_option("--device", a->device, "cpu-ref, vulkan, vulkan:N or null");
   cmd->add_option("--input", a->inputs, "NAME=FILE.npy (or .pb), one per model input");
   cmd->add_option("--output-dir", a->output_dir, "folder for one NAME.npy per output");
   cmd->add_option("--golden", a->golden, "NAME=FILE.npy: compare output NAME with golden data");

@@ -16,6 +16,7 @@ namespace kiln::tools {
 void add_run_command(CLI::App &app);
 void add_conform_command(CLI::App &app);
 void add_opt_command(CLI::App &app);
+void add_compile_commands(CLI::App &app); // compile, devices, validate
 
 // Loads a .npy or TensorProto .pb file as a tensor.
 Result<Tensor> load_tensor_file(const std::string &path);

@@ -1,0 +1,171 @@
+// kiln compile (model -> .kiln artifact), kiln devices, kiln validate (device vs reference).
+#include "compiler/compiler.h"
+#include "exec/executor.h"
+#include "frontend/onnx/importer.h"
+#include "kiln/kiln.h"
+#include "kir/target.h"
+#include "tools/device_runner.h"
+#include "tools/tools.h"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+namespace kiln::tools {
+
+namespace {
+
+struct CompileArgs {
+  std::string model, out, target = "vulkan", stats;
+};
+
+Status compile(const CompileArgs &a) {
+  auto start = std::chrono::steady_clock::now();
+  const kir::TargetDesc *t = kir::find_target(a.target);
+  if (!t) return Status::error(fmt::format("unknown target '{}'", a.target));
+  KILN_ASSIGN(auto module, onnx_fe::import_file(a.model));
+  CompileStats stats;
+  KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, CompileOptions{}, &stats));
+  std::ofstream f(a.out, std::ios::binary);
+  if (!f) return Status::error(fmt::format("{}: cannot write", a.out));
+  f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!f) return Status::error(fmt::format("{}: write failed", a.out));
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("{}: {} bytes, target {}, {} dispatches, {} executables, arena {} bytes, constants {} "
+             "bytes, {:.2f} s\n",
+             a.out, bytes.size(), a.target, stats.dispatches, stats.executables, stats.arena_bytes,
+             stats.constant_bytes, secs);
+  if (!a.stats.empty()) {
+    nlohmann::json j = {{"dispatches", stats.dispatches},      {"copies", stats.copies},
+                        {"executables", stats.executables},    {"arena_bytes", stats.arena_bytes},
+                        {"constant_bytes", stats.constant_bytes}, {"compile_seconds", secs},
+                        {"artifact_bytes", bytes.size()}};
+    std::ofstream(a.stats) << j.dump(1) << "\n";
+  }
+  return Status::ok();
+}
+
+Status devices() {
+  size_t n = 0;
+  kiln_status st = kiln_devices_list(nullptr, 0, &n);
+  if (st) {
+    std::string msg = kiln_status_message(st);
+    kiln_status_free(st);
+    return Status::error(msg);
+  }
+  std::vector<kiln_device_info> infos(n);
+  st = kiln_devices_list(infos.data(), infos.size(), &n);
+  if (st) {
+    std::string msg = kiln_status_message(st);
+    kiln_status_free(st);
+    return Status::error(msg);
+  }
+  for (const auto &d : infos) {
+    fmt::print("{}: {} ({}, {})\n", d.uri, d.name, d.driver, d.device_type);
+    if (std::string(d.driver) != "vulkan") continue;
+    fmt::print("  Vulkan {}.{}, subgroup {}, shared memory {} B, {} invocations/workgroup, "
+               "storage buffer range {} B\n",
+               d.api_version >> 22, (d.api_version >> 12) & 0x3ff, d.subgroup_size,
+               d.shared_memory_bytes, d.max_workgroup_invocations, d.max_storage_buffer_range);
+    fmt::print("  f16 {} f64 {} i8 {} i16 {} i64 {} storage8 {} storage16 {} coopmat {} "
+               "timestamps {}\n",
+               d.float16, d.float64, d.int8, d.int16, d.int64, d.storage8, d.storage16,
+               d.cooperative_matrix, d.timestamps);
+  }
+  return Status::ok();
+}
+
+struct ValidateArgs {
+  std::string model, device = "vulkan";
+  std::vector<std::string> inputs;
+  double rtol = 1e-4, atol = 1e-5;
+};
+
+// Seeded inputs for parameters the user did not give: floats in [-1, 1), integers in [0, 4).
+Tensor random_input(const TensorType &t, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Tensor x(t.dtype, t.dims);
+  std::uniform_real_distribution<double> uf(-1.0, 1.0);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    if (is_float(t.dtype)) x.set_f64(i, uf(rng));
+    else x.set_i64(i, static_cast<int64_t>(rng() % (is_bool(t.dtype) ? 2 : 4)));
+  }
+  return x;
+}
+
+Status validate(const ValidateArgs &a) {
+  KILN_ASSIGN(auto module, onnx_fe::import_file(a.model));
+  const Function &f = *module->main();
+  std::map<std::string, std::string> files;
+  for (const auto &s : a.inputs) {
+    auto p = s.find('=');
+    if (p == std::string::npos) return Status::error(fmt::format("'{}' is not NAME=FILE", s));
+    files[s.substr(0, p)] = s.substr(p + 1);
+  }
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < f.body.params.size(); ++i) {
+    const Value *p = f.body.params[i];
+    auto it = files.find(p->name);
+    if (it != files.end()) {
+      KILN_ASSIGN(Tensor t, load_tensor_file(it->second));
+      inputs.push_back(std::move(t));
+    } else {
+      if (!p->type.is_static())
+        return Status::error(fmt::format("input '{}' has a dynamic shape; pass --input", p->name));
+      inputs.push_back(random_input(p->type, 1234 + static_cast<uint32_t>(i)));
+      fmt::print("input '{}': seeded random {}\n", p->name, p->type.str());
+    }
+  }
+  KILN_TRY(check_inputs(f, inputs));
+  KILN_ASSIGN(auto want, execute(f, inputs));
+  KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
+  KILN_ASSIGN(auto got, runner->run(*module, inputs));
+  bool ok = true;
+  for (size_t i = 0; i < want.size(); ++i) {
+    Compare c = compare_tensors(got[i], want[i], a.rtol, a.atol);
+    fmt::print("output '{}': max abs err {:.3g}, max rel err {:.3g}: {}\n",
+               f.body.results[i]->name, c.max_abs, c.max_rel, c.ok ? "OK" : "MISMATCH " + c.reason);
+    ok &= c.ok;
+  }
+  if (!ok)
+    return Status::error(fmt::format("device '{}' differs from the reference beyond rtol {} atol {}",
+                                     a.device, a.rtol, a.atol));
+  return Status::ok();
+}
+
+void fail_on(const Status &st) {
+  if (!st) {
+    fmt::print(stderr, "error: {}\n", st.message());
+    throw CLI::RuntimeError(1);
+  }
+}
+
+} // namespace
+
+void add_compile_commands(CLI::App &app) {
+  auto c = std::make_shared<CompileArgs>();
+  auto *cmd = app.add_subcommand("compile", "Compile a model into a .kiln artifact");
+  cmd->add_option("model", c->model, "model file (.onnx)")->required();
+  cmd->add_option("-o,--output", c->out, "artifact to write (.kiln)")->required();
+  cmd->add_option("--target", c->target, "vulkan, vulkan-lavapipe or vulkan-nvidia");
+  cmd->add_option("--stats", c->stats, "write compile statistics as JSON");
+  cmd->callback([c] { fail_on(compile(*c)); });
+
+  auto *dev = app.add_subcommand("devices", "List devices and the capabilities kiln uses");
+  dev->callback([] { fail_on(devices()); });
+
+  auto v = std::make_shared<ValidateArgs>();
+  auto *val = app.add_subcommand("validate", "Run on a device and on the reference; compare");
+  val->add_option("model", v->model, "model file (.onnx)")->required();
+  val->add_option("--device", v->device, "vulkan, vulkan:N or null");
+  val->add_option("--input", v->inputs, "NAME=FILE.npy (others get seeded random data)");
+  val->add_option("--rtol", v->rtol, "relative tolerance");
+  val->add_option("--atol", v->atol, "absolute tolerance");
+  val->callback([v] { fail_on(validate(*v)); });
+}
+
+} // namespace kiln::tools

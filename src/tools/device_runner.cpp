@@ -1,0 +1,114 @@
+#include "tools/device_runner.h"
+
+#include "compiler/compiler.h"
+#include "exec/executor.h"
+#include "kiln/kiln.h"
+
+#include <cstring>
+#include <fmt/format.h>
+
+namespace kiln::tools {
+
+namespace {
+
+// Takes ownership of a runtime status; ok for NULL.
+Status from_runtime(kiln_status st, const char *what) {
+  if (!st) return Status::ok();
+  std::string msg = fmt::format("{}: {}", what, kiln_status_message(st));
+  kiln_status_free(st);
+  return Status::error(msg);
+}
+
+struct ModuleGuard {
+  kiln_module *m = nullptr;
+  ~ModuleGuard() { kiln_module_release(m); }
+};
+
+std::string target_for(const kiln_device_info &info) {
+  std::string name = info.name;
+  if (std::string(info.driver) != "vulkan") return "vulkan";
+  if (name.find("llvmpipe") != std::string::npos) return "vulkan-lavapipe";
+  if (name.find("NVIDIA") != std::string::npos) return "vulkan-nvidia";
+  return "vulkan";
+}
+
+} // namespace
+
+Result<std::vector<uint8_t>> compile_module(const Module &m, const std::string &target) {
+  const kir::TargetDesc *t = kir::find_target(target);
+  if (!t) return Status::error(fmt::format("unknown target '{}'", target));
+  return compile_to_artifact(m, *t, CompileOptions{});
+}
+
+Result<std::unique_ptr<DeviceRunner>> DeviceRunner::open(const std::string &uri) {
+  auto r = std::unique_ptr<DeviceRunner>(new DeviceRunner());
+  if (uri == "cpu-ref") return r;
+  KILN_TRY(from_runtime(kiln_device_open(uri.c_str(), &r->device_),
+                        fmt::format("device '{}'", uri).c_str()));
+  kiln_device_info info{};
+  KILN_TRY(from_runtime(kiln_device_info_get(r->device_, &info), "device info"));
+  r->target_ = target_for(info);
+  return r;
+}
+
+DeviceRunner::~DeviceRunner() { kiln_device_release(device_); }
+
+Result<std::vector<Tensor>> DeviceRunner::run(const Module &m, std::vector<Tensor> inputs) {
+  if (is_reference()) return execute(*m.main(), std::move(inputs));
+  KILN_ASSIGN(auto artifact, compile_module(m, target_));
+  return run_artifact(artifact, inputs);
+}
+
+Result<DeviceRunner::Signature>
+DeviceRunner::artifact_signature(const std::vector<uint8_t> &artifact) {
+  if (is_reference()) return Status::error("cpu-ref runs models, not artifacts");
+  ModuleGuard mod;
+  KILN_TRY(from_runtime(kiln_module_load_memory(device_, artifact.data(), artifact.size(), &mod.m),
+                        "load"));
+  Signature sig;
+  auto get = [&](bool input, size_t i) -> Status {
+    kiln_tensor_info info{};
+    KILN_TRY(from_runtime(input ? kiln_module_input_info(mod.m, i, &info)
+                                : kiln_module_output_info(mod.m, i, &info),
+                          "signature"));
+    TensorType t{static_cast<DType>(info.dtype), Shape(info.shape, info.shape + info.rank), true};
+    (input ? sig.inputs : sig.outputs).push_back({info.name, t});
+    return Status::ok();
+  };
+  for (size_t i = 0; i < kiln_module_input_count(mod.m); ++i) KILN_TRY(get(true, i));
+  for (size_t i = 0; i < kiln_module_output_count(mod.m); ++i) KILN_TRY(get(false, i));
+  return sig;
+}
+
+Result<std::vector<Tensor>> DeviceRunner::run_artifact(const std::vector<uint8_t> &artifact,
+                                                       const std::vector<Tensor> &inputs) {
+  if (is_reference()) return Status::error("cpu-ref runs models, not artifacts");
+  ModuleGuard mod;
+  KILN_TRY(from_runtime(kiln_module_load_memory(device_, artifact.data(), artifact.size(), &mod.m),
+                        "load"));
+  std::vector<kiln_tensor> in(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor &t = inputs[i];
+    in[i] = kiln_tensor{static_cast<kiln_dtype>(t.dtype()), static_cast<uint32_t>(t.rank()),
+                        t.shape().data(), const_cast<std::byte *>(t.raw()), t.nbytes()};
+  }
+  size_t n_out = kiln_module_output_count(mod.m);
+  std::vector<Tensor> outs;
+  std::vector<kiln_tensor> out(n_out);
+  for (size_t i = 0; i < n_out; ++i) {
+    kiln_tensor_info info{};
+    KILN_TRY(from_runtime(kiln_module_output_info(mod.m, i, &info), "output info"));
+    Shape shape(info.shape, info.shape + info.rank);
+    outs.emplace_back(static_cast<DType>(info.dtype), shape);
+    // Poison: a kernel that forgets to write an element shows up as NaN / garbage.
+    if (outs.back().nbytes()) std::memset(outs.back().raw_mut(), 0xff, outs.back().nbytes());
+  }
+  for (size_t i = 0; i < n_out; ++i)
+    out[i] = kiln_tensor{static_cast<kiln_dtype>(outs[i].dtype()),
+                         static_cast<uint32_t>(outs[i].rank()), outs[i].shape().data(),
+                         outs[i].raw_mut(), outs[i].nbytes()};
+  KILN_TRY(from_runtime(kiln_module_run(mod.m, in.data(), in.size(), out.data(), out.size()), "run"));
+  return outs;
+}
+
+} // namespace kiln::tools

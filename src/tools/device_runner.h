@@ -1,0 +1,44 @@
+// Running graph-IR modules on a device from the CLI: "cpu-ref" is the reference executor;
+// anything else is a runtime device URI ("vulkan", "vulkan:N", "null"): the module is compiled
+// in-process for that device's target and run through the C API.
+#pragma once
+
+#include "ir/graph.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+struct kiln_device;
+
+namespace kiln::tools {
+
+class DeviceRunner {
+public:
+  static Result<std::unique_ptr<DeviceRunner>> open(const std::string &uri);
+  ~DeviceRunner();
+
+  bool is_reference() const { return device_ == nullptr; }
+  // The compile target of the device: a preset chosen from what the device is.
+  const std::string &target() const { return target_; }
+  // Compiles (unless cpu-ref) and runs `m` on `inputs` (already checked against the params).
+  Result<std::vector<Tensor>> run(const Module &m, std::vector<Tensor> inputs);
+  // Loads and runs an artifact; outputs are poisoned before the run.
+  Result<std::vector<Tensor>> run_artifact(const std::vector<uint8_t> &artifact,
+                                           const std::vector<Tensor> &inputs);
+
+  // Names and types of an artifact's inputs and outputs (loads it on this device).
+  struct Signature {
+    std::vector<std::pair<std::string, TensorType>> inputs, outputs;
+  };
+  Result<Signature> artifact_signature(const std::vector<uint8_t> &artifact);
+
+private:
+  kiln_device *device_ = nullptr;
+  std::string target_;
+};
+
+// Compiles `m` for a target preset, as `kiln compile` does.
+Result<std::vector<uint8_t>> compile_module(const Module &m, const std::string &target);
+
+} // namespace kiln::tools
