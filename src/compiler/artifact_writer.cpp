@@ -1,0 +1,122 @@
+// Serialises a Program as the FlatBuffers artifact of schema/kiln.fbs.
+#include "compiler/program.h"
+
+#include "kiln/artifact/kiln_generated.h"
+
+#include <cstring>
+
+namespace kiln::compiler {
+
+namespace {
+
+namespace fb = kiln::fb;
+using flatbuffers::FlatBufferBuilder;
+using flatbuffers::Offset;
+
+constexpr uint32_t kSchemaVersion = 1;
+constexpr const char *kProducer = "kiln 0.1";
+
+fb::DType to_fb(DType t) {
+  switch (t) {
+  case DType::f32: return fb::DType::f32;
+  case DType::f16: return fb::DType::f16;
+  case DType::bf16: return fb::DType::bf16;
+  case DType::f64: return fb::DType::f64;
+  case DType::i8: return fb::DType::i8;
+  case DType::u8: return fb::DType::u8;
+  case DType::i16: return fb::DType::i16;
+  case DType::u16: return fb::DType::u16;
+  case DType::i32: return fb::DType::i32;
+  case DType::u32: return fb::DType::u32;
+  case DType::i64: return fb::DType::i64;
+  case DType::u64: return fb::DType::u64;
+  case DType::boolean: return fb::DType::bool_;
+  }
+  return fb::DType::f32;
+}
+
+fb::BufferKind to_fb(BufKind k) {
+  switch (k) {
+  case BufKind::constant: return fb::BufferKind::constant;
+  case BufKind::input: return fb::BufferKind::input;
+  case BufKind::output: return fb::BufferKind::output;
+  case BufKind::transient: return fb::BufferKind::transient;
+  }
+  return fb::BufferKind::transient;
+}
+
+std::vector<Offset<fb::TensorSig>> sigs(FlatBufferBuilder &b, const std::vector<Signature> &s) {
+  std::vector<Offset<fb::TensorSig>> out;
+  for (const Signature &sig : s) {
+    std::vector<int64_t> shape(sig.shape.begin(), sig.shape.end());
+    out.push_back(fb::CreateTensorSigDirect(b, sig.name.c_str(), to_fb(sig.dtype), &shape));
+  }
+  return out;
+}
+
+Offset<fb::BufferRef> buffer_ref(FlatBufferBuilder &b, const Buffer &buf) {
+  const uint64_t off = buf.kind == BufKind::transient ? buf.offset : 0;
+  return fb::CreateBufferRef(b, to_fb(buf.kind), buf.index, off, buf.size);
+}
+
+Offset<fb::Executable> executable(FlatBufferBuilder &b, const Executable &e) {
+  const kir::Requirements &r = e.requirements;
+  auto req = fb::CreateRequirements(b, r.float16, r.float64, r.int8, r.int16, r.int64, r.storage8,
+                                    r.storage16, r.subgroup_size, r.shared_memory_bytes,
+                                    r.cooperative_matrix, r.max_workgroup_invocations);
+  std::vector<uint32_t> wg(e.workgroup_size, e.workgroup_size + 3);
+  return fb::CreateExecutableDirect(b, e.name.c_str(), &e.spirv, "main", &wg, e.num_bindings,
+                                    e.push_constant_bytes, req);
+}
+
+Offset<fb::CommandEntry> command(FlatBufferBuilder &b, const Program &p, const Command &c) {
+  if (const auto *d = std::get_if<Dispatch>(&c)) {
+    std::vector<Offset<fb::BufferRef>> refs;
+    for (int id : d->buffers) refs.push_back(buffer_ref(b, p.buffers[static_cast<size_t>(id)]));
+    std::vector<uint8_t> push(d->push_constants.size() * 4);
+    if (!push.empty()) std::memcpy(push.data(), d->push_constants.data(), push.size());
+    std::vector<uint32_t> groups(d->workgroups, d->workgroups + 3);
+    auto disp = fb::CreateDispatchDirect(b, d->executable, &refs, &push, &groups);
+    return fb::CreateCommandEntry(b, fb::Command::Dispatch, disp.Union());
+  }
+  const auto &cp = std::get<Copy>(c);
+  auto src = buffer_ref(b, p.buffers[static_cast<size_t>(cp.src)]);
+  auto dst = buffer_ref(b, p.buffers[static_cast<size_t>(cp.dst)]);
+  auto copy = fb::CreateCopy(b, src, dst);
+  return fb::CreateCommandEntry(b, fb::Command::Copy, copy.Union());
+}
+
+} // namespace
+
+std::vector<uint8_t> write_artifact(const Program &p) {
+  FlatBufferBuilder b(1 << 16);
+  // Constants in index order, each 64-byte aligned in the blob.
+  std::vector<const Buffer *> consts;
+  for (const Buffer &buf : p.buffers)
+    if (buf.kind == BufKind::constant) {
+      if (consts.size() <= buf.index) consts.resize(buf.index + 1, nullptr);
+      consts[buf.index] = &buf;
+    }
+  std::vector<uint8_t> blob;
+  std::vector<Offset<fb::Constant>> const_offs;
+  for (const Buffer *c : consts) {
+    KILN_ASSERT(c != nullptr, "constant indices must be dense");
+    const uint64_t off = align_up(blob.size());
+    blob.resize(off + c->size, 0);
+    if (c->size) std::memcpy(blob.data() + off, c->data.raw(), c->size);
+    const_offs.push_back(fb::CreateConstant(b, off, c->size));
+  }
+  blob.resize(align_up(blob.size()), 0);
+  auto ins = sigs(b, p.inputs);
+  auto outs = sigs(b, p.outputs);
+  std::vector<Offset<fb::Executable>> exes;
+  for (const Executable &e : p.executables) exes.push_back(executable(b, e));
+  std::vector<Offset<fb::CommandEntry>> cmds;
+  for (const Command &c : p.commands) cmds.push_back(command(b, p, c));
+  auto model = fb::CreateModelDirect(b, kSchemaVersion, kProducer, p.target.c_str(), &ins, &outs,
+                                     &const_offs, &blob, &exes, &cmds, p.arena_bytes);
+  fb::FinishModelBuffer(b, model);
+  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+}
+
+} // namespace kiln::compiler

@@ -1,0 +1,149 @@
+// compile_to_artifact: the driver of graph IR -> kernels -> SPIR-V -> artifact.
+#include "compiler/compiler.h"
+
+#include "compiler/lower.h"
+#include "ir/op_registry.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+namespace kiln {
+
+namespace compiler {
+namespace {
+
+const LoweringTable &lowerings() {
+  static const LoweringTable table = [] {
+    LoweringTable t;
+    add_elementwise_lowerings(t);
+    add_matmul_lowerings(t);
+    add_conv_lowerings(t);
+    add_pool_lowerings(t);
+    add_shape_lowerings(t);
+    add_reduce_lowerings(t);
+    add_norm_lowerings(t);
+    return t;
+  }();
+  return table;
+}
+
+// The ops that contribute to the results (what run_dce keeps: ops with a used result and
+// non-foldable ops), computed without mutating the caller's module.
+std::unordered_set<const Op *> live_ops(const Graph &g, std::unordered_set<const Value *> &used) {
+  std::unordered_set<const Op *> live;
+  used.insert(g.results.begin(), g.results.end());
+  for (auto it = g.ops.rbegin(); it != g.ops.rend(); ++it) {
+    const Op &op = **it;
+    bool keep = !op.def->foldable;
+    for (const Value *r : op.results) keep = keep || used.count(r);
+    if (!keep) continue;
+    live.insert(&op);
+    for (const Value *v : op.operands)
+      if (v) used.insert(v);
+  }
+  return live;
+}
+
+Status check_static(const Value *v, const std::string &what) {
+  if (!v->type.ranked || !v->type.is_static())
+    return Status::error(fmt::format("{} has type {}; the Vulkan compiler needs static shapes",
+                                     what, v->type.str()));
+  return Status::ok();
+}
+
+Status lower_op(LowerCtx &c, const Op &op, const std::unordered_set<const Value *> &used) {
+  const std::string name(op.name());
+  if (name == "kiln.constant") return Status::ok(); // placed on first use
+  if (!op.regions.empty() || name == "kiln.if" || name == "kiln.loop" || name == "kiln.scan")
+    return Status::error(op.describe() +
+                         ": control flow has no Vulkan lowering yet (only straight-line graphs)");
+  KILN_TRY(require_static(op));
+  bool all_empty = true;
+  for (const Value *r : op.results) all_empty = all_empty && shape_numel(r->type.dims) == 0;
+  if (all_empty) { // nothing to compute: empty tensors are never bound
+    for (const Value *r : op.results) c.define(r);
+    return Status::ok();
+  }
+  auto it = lowerings().find(name);
+  if (it == lowerings().end()) return unsupported(op, name);
+  KILN_TRY(it->second(c, op));
+  for (size_t i = 0; i < op.results.size(); ++i)
+    if (used.count(op.results[i]) && !c.has_buffer(op.results[i]))
+      return unsupported(op, fmt::format("result {} of {}", i, name));
+  return Status::ok();
+}
+
+// Graph results: a transient buffer becomes the output buffer itself; an input, a constant
+// or a buffer already serving another output is copied into a fresh output buffer.
+void bind_outputs(LowerCtx &c, const Graph &g) {
+  Program &p = c.program();
+  for (size_t j = 0; j < g.results.size(); ++j) {
+    const Value *v = g.results[j];
+    const int b = c.buffer_of(v);
+    Buffer &buf = p.buffers[static_cast<size_t>(b)];
+    if (buf.kind == BufKind::transient) {
+      buf.kind = BufKind::output;
+      buf.index = static_cast<uint32_t>(j);
+      continue;
+    }
+    Buffer out;
+    out.kind = BufKind::output;
+    out.index = static_cast<uint32_t>(j);
+    out.size = buf.size;
+    p.buffers.push_back(std::move(out));
+    if (p.buffers.back().size > 0)
+      p.commands.push_back(Copy{b, static_cast<int>(p.buffers.size()) - 1});
+  }
+}
+
+} // namespace
+} // namespace compiler
+
+Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::TargetDesc &t,
+                                                 const CompileOptions &o, CompileStats *stats) {
+  using namespace compiler;
+  const Function *f = m.main();
+  if (!f) return Status::error("the module has no function 'main'");
+  const Graph &g = f->body;
+  Program p;
+  p.target = t.name;
+  LowerCtx c(p, t, o);
+  for (size_t i = 0; i < g.params.size(); ++i) {
+    const Value *v = g.params[i];
+    const std::string nm = v->name.empty() ? fmt::format("input{}", i) : v->name;
+    KILN_TRY(check_static(v, fmt::format("input {} ('{}')", i, nm)));
+    p.inputs.push_back({nm, v->type.dtype, v->type.dims});
+    c.bind_input(v, static_cast<uint32_t>(i));
+  }
+  for (size_t j = 0; j < g.results.size(); ++j) {
+    const Value *v = g.results[j];
+    const std::string nm = v->name.empty() ? fmt::format("output{}", j) : v->name;
+    KILN_TRY(check_static(v, fmt::format("output {} ('{}')", j, nm)));
+    p.outputs.push_back({nm, v->type.dtype, v->type.dims});
+  }
+  std::unordered_set<const Value *> used;
+  const auto live = live_ops(g, used);
+  int aliased = 0;
+  for (const auto &op : g.ops) {
+    if (!live.count(op.get())) continue;
+    const size_t before = p.commands.size();
+    KILN_TRY(lower_op(c, *op, used));
+    aliased += p.commands.size() == before && op->name() != "kiln.constant";
+  }
+  bind_outputs(c, g);
+  plan_memory(p);
+  if (stats) {
+    *stats = {};
+    for (const Command &cmd : p.commands)
+      (std::holds_alternative<Dispatch>(cmd) ? stats->dispatches : stats->copies)++;
+    stats->executables = static_cast<int>(p.executables.size());
+    stats->aliased_ops = aliased;
+    stats->arena_bytes = p.arena_bytes;
+    for (const Buffer &b : p.buffers)
+      if (b.kind == BufKind::constant) stats->constant_bytes += b.size;
+  }
+  return write_artifact(p);
+}
+
+} // namespace kiln

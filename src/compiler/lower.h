@@ -1,0 +1,161 @@
+// Lowering of graph-IR ops to kernel-IR kernels (internal to src/compiler).
+//
+// Every op of the main function is lowered, in order, by the function registered for its
+// name. A lowering either aliases its result to an operand's buffer (pure layout ops), or
+// builds kernels (one invocation per output element, or per row for row-wise ops) and emits
+// them through LowerCtx::dispatch. An op without a lowering is a clear error.
+#pragma once
+
+#include "compiler/compiler.h"
+#include "compiler/program.h"
+#include "kir/kir.h"
+
+#include <array>
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+namespace kiln::compiler {
+
+class LowerCtx;
+using LowerFn = std::function<Status(LowerCtx &, const Op &)>;
+using LoweringTable = std::unordered_map<std::string, LowerFn>;
+
+// One registration function per file.
+void add_elementwise_lowerings(LoweringTable &t); // lower_elementwise.cpp
+void add_matmul_lowerings(LoweringTable &t);      // lower_matmul.cpp
+void add_conv_lowerings(LoweringTable &t);        // lower_conv.cpp
+void add_pool_lowerings(LoweringTable &t);        // lower_pool.cpp
+void add_shape_lowerings(LoweringTable &t);       // lower_shape.cpp
+void add_reduce_lowerings(LoweringTable &t);      // lower_reduce.cpp
+void add_norm_lowerings(LoweringTable &t);        // lower_norm.cpp
+
+// Element type of a tensor in kernels; bf16 has no kernel type yet (error naming the op).
+Result<kir::ScalarType> scalar_type(const Op &op, DType t);
+
+// Emission state shared by all lowerings.
+class LowerCtx {
+public:
+  LowerCtx(Program &p, const kir::TargetDesc &t, const CompileOptions &o);
+
+  const kir::TargetDesc &target() const { return *target_; }
+  uint32_t workgroup_size() const { return wg_; }
+  Program &program() { return *prog_; }
+
+  // The buffer holding `v`; a constant becomes a constant buffer on first use.
+  int buffer_of(const Value *v);
+  bool has_buffer(const Value *v) const { return buf_of_.count(v) != 0; }
+  // Gives `v` a new transient buffer of its size.
+  int define(const Value *v);
+  // `result` shares the buffer of `operand` (same bytes, another shape).
+  void alias(const Value *result, const Value *operand);
+  void bind_input(const Value *v, uint32_t index);
+
+  // Verifies and simplifies `k`, emits SPIR-V (dedup of identical modules) and appends a
+  // Dispatch of `groups` workgroups binding `buffers` in order.
+  Status dispatch(const Op &op, kir::Kernel k, std::vector<int> buffers,
+                  std::array<uint32_t, 3> groups);
+  int kernels_emitted() const { return kernels_emitted_; }
+
+private:
+  Program *prog_;
+  const kir::TargetDesc *target_;
+  const CompileOptions *opts_;
+  uint32_t wg_;
+  std::unordered_map<const Value *, int> buf_of_;
+  std::map<std::vector<uint32_t>, uint32_t> exe_of_spirv_;
+  int kernels_emitted_ = 0;
+};
+
+// A kernel with one invocation per element of a flat index space [0, count): bind operands
+// and results, then finish() with a body built from the flat index (an i32 Expr).
+class GridKernel {
+public:
+  GridKernel(LowerCtx &c, const Op &op, std::string name);
+
+  // Binds a value as a read-only (input) or write-only (result) buffer.
+  Result<kir::BufferVar> in(const Value *v);
+  Result<kir::BufferVar> out(const Value *v);
+  // A fresh variable name with `prefix`.
+  std::string fresh(const std::string &prefix);
+  kir::Kernel &kernel() { return k_; }
+
+  // Emits the kernel over `count` invocations (no dispatch when count is 0).
+  Status finish(int64_t count, const std::function<Result<kir::Stmt>(kir::Expr)> &body);
+
+private:
+  Result<kir::BufferVar> bind(const Value *v, bool write);
+  LowerCtx &c_;
+  const Op &op_;
+  kir::Kernel k_;
+  std::vector<int> bufs_;
+  int next_var_ = 0;
+};
+
+// Row-major coordinates of flat index `i` in `shape` (i32 Exprs; size-1 dims give 0).
+std::vector<kir::Expr> unflatten(const kir::Expr &i, const Shape &shape);
+// Flat index of `coords` (coordinates of `shape`).
+kir::Expr flatten(const std::vector<kir::Expr> &coords, const Shape &shape);
+// Flat index into a tensor of `in` broadcast (numpy, right-aligned) to output coordinates.
+kir::Expr broadcast_index(const std::vector<kir::Expr> &out_coords, const Shape &in);
+// Binds each Expr to a fresh variable (Let) around the body built from the variables.
+Result<kir::Stmt> let_all(GridKernel &g, const std::string &prefix, std::vector<kir::Expr> values,
+                          const std::function<Result<kir::Stmt>(std::vector<kir::Expr>)> &body);
+
+// Common checks.
+Status require_static(const Op &op);
+Status unsupported(const Op &op, const std::string &what);
+// The constant value of operand i (nullptr unless defined by kiln.constant).
+const Tensor *const_operand(const Op &op, size_t i);
+Result<int64_t> norm_axis(const Op &op, int64_t axis, int64_t rank);
+// Largest value of a float type (for max-reductions' initial value).
+kir::Expr lowest_value(kir::ScalarType t);
+kir::Expr highest_value(kir::ScalarType t);
+kir::Expr i32(int64_t v);
+
+} // namespace kiln::compiler
+
+namespace kiln::compiler {
+
+// Elementwise map over `operands` broadcast (numpy) to the shape of result 0:
+// result[i] = f(operand values at i). Used by elementwise ops, where, cast, expand.
+using MapFn = std::function<Result<kir::Expr>(const std::vector<kir::Expr> &)>;
+Status lower_map(LowerCtx &c, const Op &op, const std::vector<const Value *> &operands,
+                 const MapFn &f);
+
+} // namespace kiln::compiler
+
+namespace kiln::nn {
+struct Window;
+}
+
+namespace kiln::compiler {
+
+// The loop nest over the kernel window of one output position of a conv / pool window `w`:
+// `out` are the output spatial coordinates; inner(x, k, inside) builds the innermost body from
+// the input spatial coordinates x, the kernel offsets k and `inside` (boolean: x lies in the
+// input; undefined when it always does).
+using WindowBody = std::function<Result<kir::Stmt>(const std::vector<kir::Expr> &x,
+                                                   const std::vector<kir::Expr> &k,
+                                                   const kir::Expr &inside)>;
+Result<kir::Stmt> window_loops(GridKernel &g, const nn::Window &w,
+                               const std::vector<kir::Expr> &out, const WindowBody &inner);
+
+} // namespace kiln::compiler
+
+namespace kiln::compiler {
+
+// A tensor split into kept (outer) and reduced (inner) axes, for row-wise kernels.
+struct AxisSplit {
+  Shape kept, red;                        // dims of the kept / reduced axes, in order
+  std::vector<int64_t> kept_st, red_st;   // their strides in the tensor
+  int64_t outer() const { return shape_numel(kept); }
+  int64_t inner() const { return shape_numel(red); }
+  // Offset in the tensor of kept-flat index o / reduced-flat index r.
+  kir::Expr kept_offset(const kir::Expr &o) const;
+  kir::Expr red_offset(const kir::Expr &r) const;
+};
+AxisSplit split_axes(const Shape &dims, const std::vector<int64_t> &reduced_axes);
+
+} // namespace kiln::compiler

@@ -1,0 +1,170 @@
+// kiln.reduce (one invocation per output element, a loop over the reduced elements) and
+// kiln.softmax / log_softmax (one invocation per row: max, sum of exp, write).
+#include "compiler/lower.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace kiln::compiler {
+
+using namespace kir;
+
+namespace {
+
+Expr offset_of(const Expr &flat, const Shape &dims, const std::vector<int64_t> &st) {
+  if (st == shape_strides(dims)) return flat; // contiguous: the flat index is the offset
+  auto cs = unflatten(flat, dims);
+  Expr e = i32(0);
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d] != 1) e = e + cs[d] * st[d];
+  return e;
+}
+
+} // namespace
+
+Expr AxisSplit::kept_offset(const Expr &o) const { return offset_of(o, kept, kept_st); }
+Expr AxisSplit::red_offset(const Expr &r) const { return offset_of(r, red, red_st); }
+
+AxisSplit split_axes(const Shape &dims, const std::vector<int64_t> &reduced_axes) {
+  AxisSplit s;
+  const auto st = shape_strides(dims);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const bool red = std::find(reduced_axes.begin(), reduced_axes.end(),
+                               static_cast<int64_t>(d)) != reduced_axes.end();
+    (red ? s.red : s.kept).push_back(dims[d]);
+    (red ? s.red_st : s.kept_st).push_back(st[d]);
+  }
+  return s;
+}
+
+namespace {
+
+Status lower_reduce(LowerCtx &c, const Op &op) {
+  const Value *xv = op.operands[0];
+  const Shape &xd = xv->type.dims;
+  const int64_t rank = static_cast<int64_t>(xd.size());
+  const std::string kind = op.attr_str("kind", "");
+  std::vector<int64_t> axes;
+  if (op.operands.size() > 1 && op.operands[1]) {
+    const Tensor *t = const_operand(op, 1);
+    if (!t) return unsupported(op, "kiln.reduce with non-constant axes");
+    axes = t->to_i64s();
+  }
+  if (axes.empty()) {
+    if (op.attr_int("noop_with_empty_axes", 0)) {
+      c.alias(op.results[0], xv);
+      return Status::ok();
+    }
+    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+  }
+  for (int64_t &a : axes) {
+    KILN_ASSIGN(a, norm_axis(op, a, rank));
+  }
+  const DType dt = xv->type.dtype;
+  const bool int_ok = kind == "sum" || kind == "max" || kind == "min" || kind == "prod" ||
+                      kind == "sum_square" || kind == "l1";
+  if (is_bool(dt) || (!is_float(dt) && !int_ok))
+    return unsupported(op, fmt::format("kiln.reduce '{}' on {}", kind, dtype_name(dt)));
+  const AxisSplit s = split_axes(xd, axes);
+  GridKernel g(c, op, "reduce_" + kind);
+  KILN_ASSIGN(BufferVar X, g.in(xv));
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  const ScalarType at = X.elem == ScalarType::f16 ? ScalarType::f32 : X.elem;
+  return g.finish(s.outer(), [&](Expr o) -> Result<Stmt> {
+    Expr base = var(g.fresh("base"), ScalarType::i32);
+    Expr acc = var(g.fresh("acc"), at), mx = var(g.fresh("mx"), at);
+    // A loop over the reduced elements (fresh variable per loop): body(x) with x the element.
+    auto over = [&](const std::function<Stmt(Expr)> &f) {
+      Expr r = var(g.fresh("r"), ScalarType::i32);
+      return for_loop(r, i32(0), i32(s.inner()), f(cast(at, load(X, base + s.red_offset(r)))));
+    };
+    auto loop = [&](const std::function<Expr(Expr)> &value) {
+      return over([&](Expr e) { return assign(acc, value(e)); });
+    };
+    std::vector<Stmt> body;
+    Expr init = make_const(at, kind == "prod" ? 1 : 0);
+    if (kind == "max") init = lowest_value(at);
+    if (kind == "min") init = highest_value(at);
+    body.push_back(declare_var(acc, init));
+    Expr result = acc;
+    if (kind == "sum" || kind == "mean" || kind == "log_sum") {
+      body.push_back(loop([&](Expr x) { return acc + x; }));
+    } else if (kind == "prod") {
+      body.push_back(loop([&](Expr x) { return acc * x; }));
+    } else if (kind == "max") {
+      body.push_back(loop([&](Expr x) { return select(x > acc, x, acc); }));
+    } else if (kind == "min") {
+      body.push_back(loop([&](Expr x) { return select(x < acc, x, acc); }));
+    } else if (kind == "l1") {
+      body.push_back(loop([&](Expr x) {
+        if (is_float(at)) return acc + call(Intrinsic::abs, {x});
+        return acc + (is_unsigned_int(at) ? x : select(x < make_const(at, 0), -x, x));
+      }));
+    } else if (kind == "l2" || kind == "sum_square") {
+      body.push_back(loop([&](Expr x) { return acc + x * x; }));
+    } else if (kind == "log_sum_exp") {
+      body.push_back(declare_var(mx, lowest_value(at)));
+      body.push_back(over([&](Expr x) { return assign(mx, select(x > mx, x, mx)); }));
+      Expr safe_m = select(call(Intrinsic::isinf, {mx}), make_const(at, 0), mx);
+      body.push_back(loop([&](Expr x) { return acc + call(Intrinsic::exp, {x - safe_m}); }));
+      result = call(Intrinsic::log, {acc}) + safe_m;
+    } else {
+      return unsupported(op, "kiln.reduce kind '" + kind + "'");
+    }
+    if (kind == "mean") result = acc / make_const(at, static_cast<double>(s.inner()));
+    if (kind == "l2") result = call(Intrinsic::sqrt, {acc});
+    if (kind == "log_sum") result = call(Intrinsic::log, {acc});
+    body.push_back(store(Y, o, cast(Y.elem, result)));
+    return let(base, s.kept_offset(o), block(body));
+  });
+}
+
+Status lower_softmax(LowerCtx &c, const Op &op) {
+  const Value *xv = op.operands[0];
+  const Shape &xd = xv->type.dims;
+  const int64_t rank = static_cast<int64_t>(xd.size());
+  const std::string kind = op.attr_str("kind", "");
+  if (kind != "softmax" && kind != "log_softmax") return unsupported(op, "kiln.softmax kind " + kind);
+  if (!is_float(xv->type.dtype)) return unsupported(op, "kiln.softmax on integers");
+  KILN_ASSIGN(int64_t axis, norm_axis(op, op.attr_int("axis", -1), rank));
+  std::vector<int64_t> axes{axis};
+  if (op.attr_int("flatten_trailing", 0))
+    for (int64_t d = axis + 1; d < rank; ++d) axes.push_back(d);
+  const AxisSplit s = split_axes(xd, axes);
+  GridKernel g(c, op, kind);
+  KILN_ASSIGN(BufferVar X, g.in(xv));
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  const ScalarType at = X.elem == ScalarType::f16 ? ScalarType::f32 : X.elem;
+  return g.finish(s.outer(), [&](Expr o) -> Result<Stmt> {
+    Expr base = var(g.fresh("base"), ScalarType::i32);
+    Expr mx = var(g.fresh("mx"), at), sum = var(g.fresh("sum"), at);
+    // loop(f): for each element of the row, f(index, value).
+    auto loop = [&](const std::function<Stmt(Expr, Expr)> &f) {
+      Expr r = var(g.fresh("r"), ScalarType::i32);
+      Expr idx = base + s.red_offset(r);
+      return for_loop(r, i32(0), i32(s.inner()), f(idx, cast(at, load(X, idx))));
+    };
+    return let(base, s.kept_offset(o),
+               block({declare_var(mx, lowest_value(at)),
+                      loop([&](Expr, Expr x) { return assign(mx, select(x > mx, x, mx)); }),
+                      declare_var(sum, make_const(at, 0)),
+                      loop([&](Expr, Expr x) {
+                        return assign(sum, sum + call(Intrinsic::exp, {x - mx}));
+                      }),
+                      loop([&](Expr idx, Expr x) {
+                        Expr y = kind == "softmax" ? call(Intrinsic::exp, {x - mx}) / sum
+                                                   : (x - mx) - call(Intrinsic::log, {sum});
+                        return store(Y, idx, cast(Y.elem, y));
+                      })}));
+  });
+}
+
+} // namespace
+
+void add_reduce_lowerings(LoweringTable &t) {
+  t["kiln.reduce"] = lower_reduce;
+  t["kiln.softmax"] = lower_softmax;
+}
+
+} // namespace kiln::compiler

@@ -1,0 +1,75 @@
+// The compiled program before serialisation: logical buffers (constants, model inputs and
+// outputs, transients in the arena), executables (SPIR-V with their needs) and the ordered
+// command list. Lowering fills it, the memory plan places transients, the artifact writer
+// serialises it.
+#pragma once
+
+#include "ir/graph.h"
+#include "kir/target.h"
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace kiln::compiler {
+
+enum class BufKind : uint8_t { constant, input, output, transient };
+
+// Storage of one or more graph values (a reshape shares its operand's buffer).
+struct Buffer {
+  BufKind kind = BufKind::transient;
+  uint32_t index = 0;   // input / output / constant index (unused for transients)
+  uint64_t size = 0;    // bytes
+  uint64_t offset = 0;  // arena offset of a transient (memory plan)
+  Tensor data;          // a constant's value
+};
+
+struct Dispatch {
+  uint32_t executable = 0;
+  std::vector<int> buffers; // bound at bindings 0..n-1 (ids into Program::buffers)
+  std::vector<uint32_t> push_constants;
+  uint32_t workgroups[3] = {1, 1, 1};
+};
+
+struct Copy {
+  int src = -1, dst = -1; // whole-buffer byte copy
+};
+
+using Command = std::variant<Dispatch, Copy>;
+
+struct Executable {
+  std::string name;
+  std::vector<uint32_t> spirv;
+  uint32_t workgroup_size[3] = {1, 1, 1};
+  uint32_t num_bindings = 0;
+  uint32_t push_constant_bytes = 0;
+  kir::Requirements requirements;
+};
+
+struct Signature {
+  std::string name;
+  DType dtype = DType::f32;
+  Shape shape;
+};
+
+struct Program {
+  std::string target;
+  std::vector<Signature> inputs, outputs;
+  std::vector<Buffer> buffers;
+  std::vector<Executable> executables;
+  std::vector<Command> commands;
+  uint64_t arena_bytes = 0;
+};
+
+inline constexpr uint64_t kAlign = 64;
+inline uint64_t align_up(uint64_t v, uint64_t a = kAlign) { return (v + a - 1) / a * a; }
+
+// Places every transient buffer in the arena: liveness over the command list, then greedy
+// first-fit by offset (largest buffers first), 64-byte aligned. Sets Program::arena_bytes.
+void plan_memory(Program &p);
+
+// Serialises `p` as a FlatBuffers artifact (identifier KLN1, schema version 1).
+std::vector<uint8_t> write_artifact(const Program &p);
+
+} // namespace kiln::compiler
