@@ -220,7 +220,7 @@ Status convert_commands(const fb::Model *m, Program *p) {
 Status convert_constants(const fb::Model *m, Program *p) {
   p->constant_bytes = m->constant_data() ? m->constant_data()->size() : 0;
   p->constant_data = m->constant_data() ? m->constant_data()->data() : nullptr;
-  if (p->constant_data && reinterpret_cast<uintptr_t>(p->constant_data) % 64 != 0)
+  if (p->constant_bytes && reinterpret_cast<uintptr_t>(p->constant_data) % 64 != 0)
     return bad("constant_data is not 64-byte aligned");
   if (!m->constants())
     return {};
