@@ -337,6 +337,9 @@ TEST_F(NullModule, LoadFile) {
   EXPECT_OK(kiln_module_load_file(device_, path.c_str(), &m));
   EXPECT_EQ(kiln_module_input_count(m), 1u);
   kiln_module_release(m);
+  // Left behind for trying examples/run_model.c by hand.
+  std::ofstream(::testing::TempDir() + "kiln_runtime_example.kiln", std::ios::binary)
+      .write(reinterpret_cast<const char *>(a.data()), a.size());
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(a.data()), 40);
   EXPECT_STATUS(kiln_module_load_file(device_, path.c_str(), &m), "INVALID_ARTIFACT", path + ": invalid artifact");
 }
