@@ -272,3 +272,233 @@ TEST(CompilerModels, BertTiny) { compile_model("bert_tiny.onnx", 20); }
 
 } // namespace
 } // namespace kiln
+
+// ---- end to end: compile, run on a Vulkan device (lavapipe in CI), compare with the reference
+
+#include "exec/executor.h"
+#include "kiln/kiln.h"
+
+#include <cmath>
+#include <random>
+
+namespace kiln {
+namespace {
+
+// The Vulkan device shared by the end-to-end tests (nullptr when none is available).
+kiln_device *vulkan_device() {
+  static kiln_device *dev = [] {
+    kiln_device *d = nullptr;
+    kiln_status s = kiln_device_open("vulkan", &d);
+    if (s) {
+      kiln_status_free(s);
+      return static_cast<kiln_device *>(nullptr);
+    }
+    return d;
+  }();
+  return dev;
+}
+
+Tensor random_tensor(const TensorType &t, std::mt19937 &rng) {
+  Tensor x(t.dtype, t.dims);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    if (is_float(t.dtype)) x.set_f64(i, u(rng));
+    else if (is_bool(t.dtype)) x.set_i64(i, u(rng) > 0);
+    else x.set_i64(i, static_cast<int64_t>(std::floor(u(rng) * 2)));
+  }
+  return x;
+}
+
+Result<std::vector<Tensor>> run_on_vulkan(const Module &m, const std::vector<Tensor> &inputs) {
+  KILN_ASSIGN(auto bytes, compile_to_artifact(m, *kir::find_target("vulkan-lavapipe"), {}));
+  kiln_module *mod = nullptr;
+  auto check = [](kiln_status s) -> Status {
+    if (!s) return Status::ok();
+    Status e = Status::error(kiln_status_message(s));
+    kiln_status_free(s);
+    return e;
+  };
+  KILN_TRY(check(kiln_module_load_memory(vulkan_device(), bytes.data(), bytes.size(), &mod)));
+  std::vector<kiln_tensor> ins, outs;
+  for (const Tensor &t : inputs)
+    ins.push_back({static_cast<kiln_dtype>(t.dtype()), static_cast<uint32_t>(t.rank()),
+                   t.shape().data(), const_cast<std::byte *>(t.raw()), t.nbytes()});
+  std::vector<Tensor> results;
+  for (const Value *v : m.main()->body.results) results.emplace_back(v->type.dtype, v->type.dims);
+  for (Tensor &t : results)
+    outs.push_back({static_cast<kiln_dtype>(t.dtype()), static_cast<uint32_t>(t.rank()),
+                    t.shape().data(), t.raw_mut(), t.nbytes()});
+  Status s = check(kiln_module_run(mod, ins.data(), ins.size(), outs.data(), outs.size()));
+  kiln_module_release(mod);
+  KILN_TRY(s);
+  return results;
+}
+
+// Runs `m` on Vulkan and on the reference executor with the given (or seeded random) inputs.
+void expect_matches_reference(const Module &m, std::vector<Tensor> inputs = {},
+                              double rtol = 1e-4, double atol = 1e-5) {
+  if (!vulkan_device()) GTEST_SKIP() << "no Vulkan device";
+  std::mt19937 rng(7);
+  const Graph &g = m.main()->body;
+  for (size_t i = inputs.size(); i < g.params.size(); ++i)
+    inputs.push_back(random_tensor(g.params[i]->type, rng));
+  auto ref = execute(*m.main(), inputs);
+  ASSERT_TRUE(ref.is_ok()) << ref.status().message();
+  auto got = run_on_vulkan(m, inputs);
+  ASSERT_TRUE(got.is_ok()) << got.status().message();
+  ASSERT_EQ(ref->size(), got->size());
+  for (size_t k = 0; k < ref->size(); ++k) {
+    const Tensor &a = (*ref)[k], &b = (*got)[k];
+    ASSERT_EQ(a.shape(), b.shape());
+    int bad = 0;
+    for (int64_t i = 0; i < a.numel() && bad < 5; ++i) {
+      const double x = a.get_f64(i), y = b.get_f64(i);
+      const bool ok = (std::isnan(x) && std::isnan(y)) || x == y ||
+                      std::fabs(x - y) <= atol + rtol * std::fabs(x);
+      if (!ok) ++bad;
+      EXPECT_TRUE(ok) << "output " << k << " element " << i << ": reference " << x << ", vulkan "
+                      << y;
+    }
+  }
+}
+
+TEST(CompilerE2E, ElementwiseFamily) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {3, 4, 5}, "x");
+  Value *y = t.param(DType::f32, {4, 1}, "y");
+  Value *s = t.op("kiln.add", {x, y});
+  Value *clip = t.op("kiln.min", {t.op("kiln.max", {s, t.b.scalar_f(DType::f32, -1)}),
+                                  t.b.scalar_f(DType::f32, 1.5)});
+  std::vector<Value *> outs{clip};
+  for (const char *u : {"kiln.relu", "kiln.sigmoid", "kiln.tanh", "kiln.erf", "kiln.gelu",
+                        "kiln.exp", "kiln.abs", "kiln.neg", "kiln.floor", "kiln.round",
+                        "kiln.softplus", "kiln.hard_swish", "kiln.sign"})
+    outs.push_back(t.op(u, {s}));
+  Value *pos = t.op("kiln.add", {t.op("kiln.abs", {x}), t.b.scalar_f(DType::f32, 0.5)});
+  for (const char *u : {"kiln.log", "kiln.sqrt", "kiln.reciprocal"}) outs.push_back(t.op(u, {pos}));
+  for (const char *b : {"kiln.sub", "kiln.mul", "kiln.div", "kiln.pow", "kiln.mod", "kiln.fmod",
+                        "kiln.prelu"})
+    outs.push_back(t.op(b, {x, b == std::string("kiln.pow") || b == std::string("kiln.div") ||
+                                       b == std::string("kiln.mod") || b == std::string("kiln.fmod")
+                                   ? t.op("kiln.add", {t.op("kiln.abs", {y}),
+                                                       t.b.scalar_f(DType::f32, 0.25)})
+                                   : y}));
+  Value *lt = t.op("kiln.less", {x, y});
+  outs.push_back(t.op("kiln.where", {lt, x, t.op("kiln.mul", {y, y})}));
+  outs.push_back(t.op("kiln.and", {lt, t.op("kiln.greater_equal", {x, t.b.scalar_f(DType::f32, 0)})}));
+  Value *xi = t.op("kiln.cast", {x}, {{"to", DType::i32}});
+  outs.push_back(xi);
+  outs.push_back(t.op("kiln.cast", {t.op("kiln.div", {xi, t.b.scalar_i(DType::i32, 2)})},
+                      {{"to", DType::f32}}));
+  outs.push_back(t.op("kiln.cast", {lt}, {{"to", DType::f32}}));
+  t.g->results = outs;
+  expect_matches_reference(t.m, {}, 1e-4, 1e-5);
+}
+
+TEST(CompilerE2E, MatMulAndGemm) {
+  TestModule t;
+  Value *a = t.param(DType::f32, {2, 3, 7}, "a");
+  Value *b = t.param(DType::f32, {3, 7, 5}, "b");
+  Value *v = t.param(DType::f32, {7}, "v");
+  Value *m2 = t.param(DType::f32, {7, 4}, "m2");
+  Value *c = t.param(DType::f32, {4}, "c");
+  Value *b2 = t.op("kiln.reshape", {b, t.b.i64s({3, 1, 7, 5})});
+  t.g->results = {t.op("kiln.matmul", {a, b2}), t.op("kiln.matmul", {a, v}),
+                  t.op("kiln.matmul", {v, m2}),
+                  t.op("kiln.gemm", {m2, m2, c}, {{"trans_a", int64_t(1)}, {"alpha", 0.5},
+                                                 {"beta", 2.0}}),
+                  t.op("kiln.gemm", {m2, m2}, {{"trans_b", int64_t(1)}})};
+  expect_matches_reference(t.m);
+}
+
+TEST(CompilerE2E, ConvAndPools) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {2, 4, 9, 8}, "x");
+  Value *w = t.param(DType::f32, {6, 2, 3, 2}, "w");
+  Value *bias = t.param(DType::f32, {6}, "bias");
+  Value *c = t.op("kiln.conv", {x, w, bias},
+                  {{"group", int64_t(2)}, {"pads", std::vector<int64_t>{1, 0, 2, 1}},
+                   {"strides", std::vector<int64_t>{2, 1}},
+                   {"dilations", std::vector<int64_t>{1, 2}}});
+  Value *w2 = t.param(DType::f32, {3, 4, 3, 3}, "w2");
+  Value *c2 = t.op("kiln.conv", {x, w2}, {{"auto_pad", std::string("SAME_UPPER")}});
+  Value *mp = t.op("kiln.max_pool", {x}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                          {"strides", std::vector<int64_t>{2, 2}},
+                                          {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                                          {"ceil_mode", int64_t(1)}});
+  Value *ap = t.op("kiln.avg_pool", {x}, {{"kernel_shape", std::vector<int64_t>{2, 3}},
+                                          {"strides", std::vector<int64_t>{2, 2}},
+                                          {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                                          {"count_include_pad", int64_t(1)}});
+  Value *ap0 = t.op("kiln.avg_pool", {x}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                           {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  t.g->results = {c, c2, mp, ap, ap0,
+                  t.op("kiln.global_pool", {x}, {{"mode", std::string("avg")}}),
+                  t.op("kiln.global_pool", {x}, {{"mode", std::string("max")}})};
+  expect_matches_reference(t.m);
+}
+
+TEST(CompilerE2E, DataMovement) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {2, 3, 4}, "x");
+  Value *ix = t.param(DType::i64, {2, 2}, "ix");
+  Tensor idx = Tensor::from_i64s({0, -1, 2, 1}).reshaped({2, 2});
+  Value *sp = t.b.i64s({1, 2});
+  auto split = t.b.create("kiln.split", {x, sp}, {{"axis", int64_t(1)}}, 2);
+  ASSERT_TRUE(split.is_ok()) << split.status().message();
+  t.g->results = {
+      t.op("kiln.transpose", {x}, {{"perm", std::vector<int64_t>{2, 0, 1}}}),
+      t.op("kiln.concat", {x, t.op("kiln.neg", {x}), x}, {{"axis", int64_t(1)}}),
+      t.op("kiln.slice", {x, t.b.i64s({-1, 1}), t.b.i64s({-100, 4}), t.b.i64s({2, 1}),
+                          t.b.i64s({-1, 1})}),
+      t.op("kiln.gather", {x, ix}, {{"axis", int64_t(1)}}),
+      t.op("kiln.pad", {x, t.b.i64s({0, 1, 2, 0, 2, 1})}, {{"mode", std::string("constant")}}),
+      t.op("kiln.pad", {x, t.b.i64s({0, 2, 1, 0, 1, 3})}, {{"mode", std::string("reflect")}}),
+      t.op("kiln.pad", {x, t.b.i64s({1, 1, 1, 1, 1, 1})}, {{"mode", std::string("edge")}}),
+      t.op("kiln.expand", {t.op("kiln.slice", {x, t.b.i64s({0}), t.b.i64s({1})}),
+                           t.b.i64s({3, 3, 4})}),
+      t.op("kiln.tile", {x, t.b.i64s({1, 2, 2})}),
+      split.value()[0], split.value()[1]};
+  expect_matches_reference(t.m, {random_tensor(x->type, *std::make_unique<std::mt19937>(3)), idx});
+}
+
+TEST(CompilerE2E, ReductionsAndNormalisation) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {2, 3, 8}, "x");
+  Value *sc = t.param(DType::f32, {8}, "scale");
+  Value *bi = t.param(DType::f32, {8}, "bias");
+  Value *c3 = t.param(DType::f32, {3}, "c3");
+  std::vector<Value *> outs;
+  for (const char *k : {"sum", "mean", "max", "min", "prod", "l1", "l2", "sum_square",
+                        "log_sum_exp"})
+    outs.push_back(t.op("kiln.reduce", {x, t.b.i64s({0, 2})},
+                        {{"kind", std::string(k)}, {"keepdims", int64_t(1)}}));
+  outs.push_back(t.op("kiln.reduce", {x, t.b.i64s({1})},
+                      {{"kind", std::string("sum")}, {"keepdims", int64_t(0)}}));
+  outs.push_back(t.op("kiln.softmax", {x}, {{"kind", std::string("softmax")}, {"axis", int64_t(-1)}}));
+  outs.push_back(t.op("kiln.softmax", {x}, {{"kind", std::string("log_softmax")}, {"axis", int64_t(1)}}));
+  outs.push_back(t.op("kiln.normalize", {x, sc, bi},
+                      {{"axes", std::vector<int64_t>{2}}, {"epsilon", 1e-5},
+                       {"kind", std::string("standard")}}));
+  outs.push_back(t.op("kiln.normalize", {x, sc},
+                      {{"axes", std::vector<int64_t>{2}}, {"epsilon", 1e-6},
+                       {"kind", std::string("rms")}}));
+  outs.push_back(t.op("kiln.normalize", {x, c3, c3},
+                      {{"axes", std::vector<int64_t>{2}}, {"epsilon", 1e-5},
+                       {"kind", std::string("standard")}, {"param_axis", int64_t(1)}}));
+  Value *var = t.op("kiln.add", {t.op("kiln.abs", {c3}), t.b.scalar_f(DType::f32, 0.1)});
+  outs.push_back(t.op("kiln.batch_norm", {x, c3, c3, c3, var}, {{"epsilon", 1e-5}}));
+  t.g->results = outs;
+  expect_matches_reference(t.m);
+}
+
+TEST(CompilerE2E, Squeezenet) {
+  fs::path p = find_model("squeezenet1_1.onnx");
+  if (p.empty()) GTEST_SKIP() << "squeezenet1_1.onnx not present";
+  auto mod = onnx_fe::import_file(p.string());
+  ASSERT_TRUE(mod.is_ok()) << mod.status().message();
+  expect_matches_reference(*mod.value(), {}, 1e-4, 1e-5);
+}
+
+} // namespace
+} // namespace kiln
