@@ -19,11 +19,21 @@ Expr k(const Expr &like, double v) { return make_const(like.type(), v); }
 Expr fn(Intrinsic f, const Expr &x) { return call(f, {x}); }
 Expr exp_(const Expr &x) { return fn(Intrinsic::exp, x); }
 Expr abs_(const Expr &x) { return fn(Intrinsic::abs, x); }
+// tanh with full relative precision near 0 (drivers may evaluate GLSL tanh through exp, which
+// cancels for small arguments): an odd Taylor polynomial below 0.01.
+Expr tanh_(const Expr &y) {
+  Expr y2 = y * y;
+  Expr poly = y * (k(y, 1) - y2 * (k(y, 1.0 / 3) - y2 * k(y, 2.0 / 15)));
+  return select(abs_(y) < k(y, 0.01), poly, call(Intrinsic::tanh, {y}));
+}
 Expr clamp01(const Expr &x) { return min(max(x, k(x, 0)), k(x, 1)); }
 Expr sigmoid(const Expr &x) { return k(x, 1) / (k(x, 1) + exp_(-x)); }
-Expr softplus(const Expr &x) {
-  return fn(Intrinsic::log, k(x, 1) + exp_(-abs_(x))) + max(x, k(x, 0));
+// log(1 + u) accurate for small u (Goldberg's trick: the rounding error of 1 + u cancels).
+Expr log1p_(const Expr &u) {
+  Expr w = k(u, 1) + u;
+  return select(w == k(u, 1), u, fn(Intrinsic::log, w) * u / (w - k(u, 1)));
 }
+Expr softplus(const Expr &x) { return log1p_(exp_(-abs_(x))) + max(x, k(x, 0)); }
 
 struct UnaryDef {
   const char *name;
@@ -45,7 +55,8 @@ const UnaryDef kUnary[] = {
     KILN_INTRINSIC("asin", asin), KILN_INTRINSIC("acos", acos), KILN_INTRINSIC("atan", atan),
     KILN_INTRINSIC("sinh", sinh), KILN_INTRINSIC("cosh", cosh), KILN_INTRINSIC("asinh", asinh),
     KILN_INTRINSIC("acosh", acosh), KILN_INTRINSIC("atanh", atanh), KILN_INTRINSIC("erf", erf),
-    KILN_INTRINSIC("floor", floor), KILN_INTRINSIC("ceil", ceil), KILN_INTRINSIC("tanh", tanh),
+    KILN_INTRINSIC("floor", floor), KILN_INTRINSIC("ceil", ceil),
+    {"tanh", true, {}, {}, [](const Expr &x, const Params &) { return tanh_(x); }},
     KILN_INTRINSIC("round", round_even),
     {"reciprocal", true, {}, {}, [](const Expr &x, const Params &) { return k(x, 1) / x; }},
     {"sigmoid", true, {}, {}, [](const Expr &x, const Params &) { return sigmoid(x); }},
@@ -53,7 +64,7 @@ const UnaryDef kUnary[] = {
     {"softsign", true, {}, {},
      [](const Expr &x, const Params &) { return x / (k(x, 1) + abs_(x)); }},
     {"mish", true, {}, {},
-     [](const Expr &x, const Params &) { return x * fn(Intrinsic::tanh, softplus(x)); }},
+     [](const Expr &x, const Params &) { return x * tanh_(softplus(x)); }},
     {"gelu", true, {}, {},
      [](const Expr &x, const Params &) {
        return k(x, 0.5) * x * (k(x, 1) + fn(Intrinsic::erf, x * k(x, M_SQRT1_2)));
@@ -61,7 +72,7 @@ const UnaryDef kUnary[] = {
     {"gelu_tanh", true, {}, {},
      [](const Expr &x, const Params &) {
        Expr inner = k(x, 0.79788456080286535588) * (x + k(x, 0.044715) * x * x * x);
-       return k(x, 0.5) * x * (k(x, 1) + fn(Intrinsic::tanh, inner));
+       return k(x, 0.5) * x * (k(x, 1) + tanh_(inner));
      }},
     {"hard_swish", true, {}, {},
      [](const Expr &x, const Params &) { return x * clamp01(x / k(x, 6) + k(x, 0.5)); }},
