@@ -172,7 +172,7 @@ Result<Expr> binary_expr(const Op &op, std::string_view name, const Expr &a, con
   if (name == "prelu") return select(a < k(a, 0), a * b, a);
   if (name == "pow") {
     if (!fl) return unsupported(op, "integer kiln.pow");
-    return float_pow(a, is_float(b.type()) ? cast(t, b) : cast(t, b));
+    return float_pow(a, cast(t, b)); // the exponent may have another dtype
   }
   if (name == "equal") return bl ? select(a, b, logical_not(b)) : a == b;
   if (name == "less") return a < b;
