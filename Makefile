@@ -11,12 +11,18 @@ build: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_WERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Main job: the bundled default model (squeezenet1_1) on the reference executor.
+# Main job: the bundled default model (squeezenet1_1) on the reference executor, then compiled
+# for Vulkan and run on the first Vulkan device (lavapipe when there is no GPU); both print the
+# top-5 classes and the max error against the golden output.
 demo: build
 	$(BUILD)/bin/kiln run models/squeezenet1_1.onnx --device cpu-ref \
 	  --input input=models/squeezenet1_1.in.input.npy \
 	  --golden logits=models/squeezenet1_1.out.logits.npy \
 	  --output-dir $(BUILD)/demo --top 5
+	$(BUILD)/bin/kiln compile models/squeezenet1_1.onnx -o $(BUILD)/demo/squeezenet1_1.kiln --target vulkan
+	$(BUILD)/bin/kiln run $(BUILD)/demo/squeezenet1_1.kiln --device vulkan \
+	  --input input=models/squeezenet1_1.in.input.npy \
+	  --golden logits=models/squeezenet1_1.out.logits.npy --top 5
 
 # Every test: unit tests, lit tests, ONNX conformance against the expected-pass lists.
 test: build
