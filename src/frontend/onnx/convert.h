@@ -58,7 +58,15 @@ struct NodeCtx {
                                     AttrMap attrs, int num_results);
 };
 
-using ConvertFn = std::function<Result<std::vector<Value *>>(NodeCtx &)>;
+// What a converter returns: one Value per node output.
+using Outs = Result<std::vector<Value *>>;
+using ConvertFn = std::function<Outs(NodeCtx &)>;
+
+// A single-output converter's result.
+inline Outs one(Result<Value *> v) {
+  if (!v) return v.status();
+  return std::vector<Value *>{v.value()};
+}
 
 class ConverterTable {
 public:

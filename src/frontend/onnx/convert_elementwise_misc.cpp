@@ -9,8 +9,6 @@ namespace kiln::onnx_fe {
 
 namespace {
 
-using Outs = Result<std::vector<Value *>>;
-
 Result<Value *> required(const NodeCtx &c, size_t i) {
   if (!c.has_input(i)) return c.error(fmt::format("input {} is required", i));
   return c.input(i);

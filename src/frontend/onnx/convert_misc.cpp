@@ -8,8 +8,6 @@
 namespace kiln::onnx_fe {
 namespace {
 
-using Outs = Result<std::vector<Value *>>;
-
 Status expect_float_input(const NodeCtx &c, size_t i, const char *what) {
   if (!c.has_input(i)) return c.error(fmt::format("input {} ({}) is required", i, what));
   if (!is_float(c.input(i)->type.dtype))

@@ -6,8 +6,6 @@
 namespace kiln::onnx_fe::misc {
 namespace {
 
-using Outs = Result<std::vector<Value *>>;
-
 Status float_input(const NodeCtx &c, size_t i) {
   if (!c.has_input(i) || !is_float(c.input(i)->type.dtype))
     return c.error(fmt::format("input {} must be a floating-point tensor", i));

@@ -6,13 +6,6 @@ namespace kiln::onnx_fe {
 
 namespace {
 
-using Outs = Result<std::vector<Value *>>;
-
-Outs one(Result<Value *> v) {
-  if (!v) return v.status();
-  return std::vector<Value *>{v.value()};
-}
-
 Outs convert_gemm(NodeCtx &c) {
   if (c.opset < 7 && c.has_input(2) && c.attr_int("broadcast", 0) == 0 && c.input(2)->type.ranked &&
       c.input(0)->type.ranked && c.input(2)->type.rank() != 2)

@@ -8,13 +8,6 @@ namespace kiln::onnx_fe {
 
 namespace {
 
-using Outs = Result<std::vector<Value *>>;
-
-Outs one(Result<Value *> v) {
-  if (!v) return v.status();
-  return std::vector<Value *>{v.value()};
-}
-
 // Copies the window attributes present on the node (same names and meaning in the core ops).
 AttrMap window_attrs(const NodeCtx &c) {
   AttrMap a;

@@ -8,13 +8,6 @@ namespace kiln::onnx_fe {
 
 namespace {
 
-using Outs = Result<std::vector<Value *>>;
-
-Outs one(Result<Value *> v) {
-  if (!v) return v.status();
-  return std::vector<Value *>{v.value()};
-}
-
 bool is_in(const std::string &s, std::initializer_list<const char *> ok) {
   for (const char *o : ok)
     if (s == o) return true;

@@ -9,13 +9,6 @@ namespace kiln::onnx_fe {
 
 namespace {
 
-using Outs = Result<std::vector<Value *>>;
-
-Outs one(Result<Value *> v) {
-  if (!v) return v.status();
-  return std::vector<Value *>{v.value()};
-}
-
 // axis / block_size, checked for the opset that introduced them.
 Result<AttrMap> quant_attrs(NodeCtx &c) {
   AttrMap a{{"axis", c.attr_int("axis", 1)}};

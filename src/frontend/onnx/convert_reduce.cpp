@@ -10,8 +10,6 @@ void register_onnx_norm(ConverterTable &t); // convert_reduce_norm.cpp
 
 namespace {
 
-using Outs = Result<std::vector<Value *>>;
-
 // Reduce* ops: `axes` is an attribute before `axes_input_opset`, an optional input from it.
 ConvertFn reduce_fn(std::string kind, int axes_input_opset) {
   return [kind, axes_input_opset](NodeCtx &c) -> Outs {

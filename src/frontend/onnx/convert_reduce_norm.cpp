@@ -11,8 +11,6 @@ void register_onnx_norm(ConverterTable &t);
 
 namespace {
 
-using Outs = Result<std::vector<Value *>>;
-
 // Number of leading outputs to produce (up to the last used one, at least 1).
 int used_outputs(const NodeCtx &c, int max) {
   int n = 1;

@@ -10,13 +10,6 @@
 namespace kiln::onnx_fe {
 namespace {
 
-using Outs = Result<std::vector<Value *>>;
-
-Outs one(Result<Value *> v) {
-  if (!v) return v.status();
-  return std::vector<Value *>{v.value()};
-}
-
 Status need_input(NodeCtx &c, size_t i, const char *what) {
   if (!c.has_input(i)) return c.error(fmt::format("input '{}' is missing", what));
   return Status::ok();

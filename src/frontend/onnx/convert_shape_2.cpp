@@ -8,13 +8,6 @@
 namespace kiln::onnx_fe {
 namespace {
 
-using Outs = Result<std::vector<Value *>>;
-
-Outs one(Result<Value *> v) {
-  if (!v) return v.status();
-  return std::vector<Value *>{v.value()};
-}
-
 Status need_inputs(NodeCtx &c, size_t n) {
   for (size_t i = 0; i < n; ++i)
     if (!c.has_input(i)) return c.error(fmt::format("input {} is missing", i));
