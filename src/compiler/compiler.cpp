@@ -23,6 +23,10 @@ const LoweringTable &lowerings() {
     add_shape_lowerings(t);
     add_reduce_lowerings(t);
     add_norm_lowerings(t);
+    add_reduce2_lowerings(t);
+    add_seq_lowerings(t);
+    add_index_lowerings(t);
+    add_nn2_lowerings(t);
     return t;
   }();
   return table;

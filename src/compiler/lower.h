@@ -30,6 +30,10 @@ void add_pool_lowerings(LoweringTable &t);        // lower_pool.cpp
 void add_shape_lowerings(LoweringTable &t);       // lower_shape.cpp
 void add_reduce_lowerings(LoweringTable &t);      // lower_reduce.cpp
 void add_norm_lowerings(LoweringTable &t);        // lower_norm.cpp
+void add_reduce2_lowerings(LoweringTable &t); // lower_reduce2*.cpp: reductions, losses, cumulative ops, normalisation extras
+void add_seq_lowerings(LoweringTable &t);     // lower_seq*.cpp: attention, recurrent and sequence-model ops
+void add_index_lowerings(LoweringTable &t);   // lower_index*.cpp: indexing, scatter/gather and data-movement ops
+void add_nn2_lowerings(LoweringTable &t);     // lower_nn2*.cpp: resampling, transposed/deformable conv, quantisation
 
 // Element type of a tensor in kernels; bf16 has no kernel type yet (error naming the op).
 Result<kir::ScalarType> scalar_type(const Op &op, DType t);
