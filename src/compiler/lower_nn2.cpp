@@ -148,7 +148,7 @@ Status lower_grid_sample(LowerCtx &c, const Op &op) {
       // Far outside (padding "zeros") every tap is outside: bound x so the i32 cast is defined.
       s.push_back(assign(x, clamp(x, fk(at, -3), fk(at, len + 2))));
       Expr f = ntap == 1 ? x : call(Intrinsic::floor, {x});
-      i0[d] = def(g, s, "i0", cast(ScalarType::i32, f));
+      i0[d] = def(g, s, "tap", cast(ScalarType::i32, f));
       if (ntap > 1) frac[d] = def(g, s, "t", x - f);
     }
     Expr acc = def(g, s, "acc", fk(at, 0));
@@ -224,11 +224,109 @@ Status lower_affine_grid(LowerCtx &c, const Op &op) {
   });
 }
 
+
+// ---- roi_align ---------------------------------------------------------------------------------
+
+// One invocation per output element (roi, channel, bin); the sampling grid of a bin depends on
+// the roi, so its loops have data-dependent extents. Out-of-range batch indices (an error in
+// the reference) are clamped, and adaptive grids are capped at 1024 x 1024 samples per bin
+// (the reference refuses more than 2^24).
+Status lower_roi_align(LowerCtx &c, const Op &op) {
+  const Value *xv = op.operands[0], *rv = op.operands[1], *bv = op.operands[2];
+  const Shape &xd = xv->type.dims, &yd = op.results[0]->type.dims;
+  const std::string mode = op.attr_str("mode", "avg");
+  if (mode != "avg" && mode != "max") return unsupported(op, "kiln.roi_align mode " + mode);
+  if (!is_float(xv->type.dtype) || !is_float(rv->type.dtype))
+    return unsupported(op, "kiln.roi_align on integers");
+  if (xd.size() != 4 || rv->type.dims.size() != 2 || rv->type.dims[1] != 4 || yd.size() != 4)
+    return unsupported(op, "this kiln.roi_align shape");
+  const int64_t N = xd[0], C = xd[1], H = xd[2], W = xd[3], oh = yd[2], ow = yd[3];
+  const int64_t sr = op.attr_int("sampling_ratio", 0);
+  const double ss = op.attr_float("spatial_scale", 1.0);
+  const bool half = op.attr_int("half_pixel", 1) != 0, is_max = mode == "max";
+  GridKernel g(c, op, "roi_align_" + mode);
+  KILN_ASSIGN(BufferVar X, g.in(xv));
+  KILN_ASSIGN(BufferVar R, g.in(rv));
+  KILN_ASSIGN(BufferVar B, g.in(bv));
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  const ScalarType at =
+      X.elem == ScalarType::f64 || R.elem == ScalarType::f64 ? ScalarType::f64 : ScalarType::f32;
+  const ScalarType i = ScalarType::i32;
+  return g.finish(shape_numel(yd), [&](Expr e) -> Result<Stmt> {
+    std::vector<Stmt> s;
+    Expr pw = def(g, s, "pw", e % ow), ph = def(g, s, "ph", (e / ow) % oh);
+    Expr ch = def(g, s, "ch", (e / (ow * oh)) % C), r = def(g, s, "r", e / (ow * oh * C));
+    Expr b = def(g, s, "b", clamp(cast(i, load(B, r)), i32(0), i32(N - 1)));
+    auto roi = [&](int k) { return cast(at, load(R, r * 4 + k)) * fk(at, ss) - fk(at, half ? 0.5 : 0); };
+    Expr x1 = def(g, s, "rx", roi(0)), y1 = def(g, s, "ry", roi(1));
+    Expr rw = roi(2) - x1, rh = roi(3) - y1;
+    if (!half) {
+      rw = max(rw, fk(at, 1));
+      rh = max(rh, fk(at, 1));
+    }
+    Expr bh = def(g, s, "bh", rh / fk(at, static_cast<double>(oh)));
+    Expr bw = def(g, s, "bw", rw / fk(at, static_cast<double>(ow)));
+    auto grid = [&](const Expr &bin) {
+      if (sr > 0) return i32(sr);
+      return clamp(cast(i, call(Intrinsic::ceil, {clamp(bin, fk(at, 0), fk(at, 1024))})), i32(0),
+                   i32(1024));
+    };
+    Expr gh = def(g, s, "gh", grid(bh)), gw = def(g, s, "gw", grid(bw));
+    Expr acc = def(g, s, "acc", fk(at, 0));
+    Expr first = def(g, s, "first", imm_bool(true));
+    Expr plane = def(g, s, "plane", (b * C + ch) * (H * W));
+    Expr iy = var(g.fresh("iy"), i), ix = var(g.fresh("ix"), i);
+    std::vector<Stmt> in;
+    Expr y = def(g, in, "y", y1 + cast(at, ph) * bh + (cast(at, iy) + fk(at, 0.5)) * bh / cast(at, gh));
+    Expr x = def(g, in, "x", x1 + cast(at, pw) * bw + (cast(at, ix) + fk(at, 0.5)) * bw / cast(at, gw));
+    Expr skip = logical_or(logical_or(y < fk(at, -1), y > fk(at, static_cast<double>(H))),
+                           logical_or(x < fk(at, -1), x > fk(at, static_cast<double>(W))));
+    // Bilinear corners (all weights 0 when skipped, as the reference).
+    std::vector<Stmt> smp;
+    Expr yc = def(g, smp, "yc", clamp(y, fk(at, 0), fk(at, static_cast<double>(H))));
+    Expr xc = def(g, smp, "xc", clamp(x, fk(at, 0), fk(at, static_cast<double>(W))));
+    Expr yl0 = cast(i, yc), xl0 = cast(i, xc);
+    Expr ytop = yl0 >= H - 1, xtop = xl0 >= W - 1;
+    Expr yl = def(g, smp, "yl", select(ytop, i32(H - 1), yl0));
+    Expr xl = def(g, smp, "xl", select(xtop, i32(W - 1), xl0));
+    Expr yh = select(ytop, i32(H - 1), yl + 1), xh = select(xtop, i32(W - 1), xl + 1);
+    Expr ly = def(g, smp, "ly", select(ytop, fk(at, 0), yc - cast(at, yl)));
+    Expr lx = def(g, smp, "lx", select(xtop, fk(at, 0), xc - cast(at, xl)));
+    Expr hy = fk(at, 1) - ly, hx = fk(at, 1) - lx;
+    auto px = [&](const Expr &yy, const Expr &xx) { return cast(at, load(X, plane + yy * W + xx)); };
+    std::vector<Expr> terms = {hy * hx * px(yl, xl), hy * lx * px(yl, xh), ly * hx * px(yh, xl),
+                               ly * lx * px(yh, xh)};
+    Expr zero = fk(at, 0);
+    if (is_max) {
+      Expr v = terms[0];
+      for (int k = 1; k < 4; ++k) v = max(v, terms[k]);
+      Expr val = def(g, smp, "v", v);
+      Expr upd = select(first, val, max(acc, val));
+      smp.push_back(assign(acc, upd));
+      smp.push_back(assign(first, imm_bool(false)));
+      // A skipped sample has value 0 (every weight is 0).
+      in.push_back(if_then(skip,
+                           block({assign(acc, select(first, zero, max(acc, zero))),
+                                  assign(first, imm_bool(false))}),
+                           block(smp)));
+    } else {
+      smp.push_back(assign(acc, acc + terms[0] + terms[1] + terms[2] + terms[3]));
+      in.push_back(if_then(logical_not(skip), block(smp)));
+    }
+    s.push_back(for_loop(iy, i32(0), gh, for_loop(ix, i32(0), gw, block(in))));
+    Expr res = acc;
+    if (!is_max) res = acc / cast(at, max(gh * gw, i32(1)));
+    s.push_back(store(Y, e, cast(Y.elem, res)));
+    return block(s);
+  });
+}
+
 } // namespace
 
 void add_nn2_lowerings(LoweringTable &t) {
   t["kiln.grid_sample"] = lower_grid_sample;
   t["kiln.affine_grid"] = lower_affine_grid;
+  t["kiln.roi_align"] = lower_roi_align;
   nn2::add_conv_lowerings(t);
   nn2::add_quant_lowerings(t);
   nn2::add_resize_lowerings(t);
