@@ -120,6 +120,16 @@ void Graph::erase_ops_if(const std::function<bool(const Op &)> &pred) {
   // Values of erased ops stay allocated (owned here) but unreachable; harmless.
 }
 
+void Graph::replace_uses(const Value *from, Value *to) {
+  for (auto &op : ops) {
+    for (Value *&v : op->operands)
+      if (v == from) v = to;
+    for (auto &r : op->regions) r->replace_uses(from, to);
+  }
+  for (Value *&v : results)
+    if (v == from) v = to;
+}
+
 Function *Module::find(std::string_view name) const {
   for (auto &f : functions)
     if (f->name == name) return f.get();

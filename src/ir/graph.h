@@ -93,6 +93,8 @@ public:
   Value *new_value(TensorType type, std::string name);
   // Removes ops whose results are unused (in this graph and nested regions), keeps order.
   void erase_ops_if(const std::function<bool(const Op &)> &pred);
+  // Makes every use of `from` (operands here and in nested regions, and results) use `to`.
+  void replace_uses(const Value *from, Value *to);
 
 private:
   std::vector<std::unique_ptr<Value>> values_;

@@ -5,6 +5,7 @@ namespace kiln {
 const std::vector<Pass> &all_passes() {
   static const std::vector<Pass> passes = {
       {"dce", "removes ops whose results are unused and that have no side effects", run_dce},
+      {"fold-constants", "evaluates pure ops whose operands are all constants", run_fold_constants},
   };
   return passes;
 }

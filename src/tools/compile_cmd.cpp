@@ -4,6 +4,7 @@
 #include "frontend/onnx/importer.h"
 #include "kiln/kiln.h"
 #include "kir/target.h"
+#include "passes/pass.h"
 #include "tools/device_runner.h"
 #include "tools/tools.h"
 
@@ -28,6 +29,7 @@ Status compile(const CompileArgs &a) {
   const kir::TargetDesc *t = kir::find_target(a.target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", a.target));
   KILN_ASSIGN(auto module, onnx_fe::import_file(a.model));
+  KILN_TRY(run_fold_constants(*module));
   CompileStats stats;
   KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, CompileOptions{}, &stats));
   std::ofstream f(a.out, std::ios::binary);

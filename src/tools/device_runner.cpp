@@ -3,6 +3,7 @@
 #include "compiler/compiler.h"
 #include "exec/executor.h"
 #include "kiln/kiln.h"
+#include "passes/pass.h"
 
 #include <cstring>
 #include <fmt/format.h>
@@ -34,9 +35,10 @@ std::string target_for(const kiln_device_info &info) {
 
 } // namespace
 
-Result<std::vector<uint8_t>> compile_module(const Module &m, const std::string &target) {
+Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target) {
   const kir::TargetDesc *t = kir::find_target(target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", target));
+  KILN_TRY(run_fold_constants(m));
   return compile_to_artifact(m, *t, CompileOptions{});
 }
 
@@ -53,8 +55,9 @@ Result<std::unique_ptr<DeviceRunner>> DeviceRunner::open(const std::string &uri)
 
 DeviceRunner::~DeviceRunner() { kiln_device_release(device_); }
 
-Result<std::vector<Tensor>> DeviceRunner::run(const Module &m, std::vector<Tensor> inputs) {
+Result<std::vector<Tensor>> DeviceRunner::run(Module &m, std::vector<Tensor> inputs) {
   if (is_reference()) return execute(*m.main(), std::move(inputs));
+  KILN_TRY(specialize_inputs(m, inputs));
   KILN_ASSIGN(auto artifact, compile_module(m, target_));
   return run_artifact(artifact, inputs);
 }

@@ -21,8 +21,10 @@ public:
   bool is_reference() const { return device_ == nullptr; }
   // The compile target of the device: a preset chosen from what the device is.
   const std::string &target() const { return target_; }
-  // Compiles (unless cpu-ref) and runs `m` on `inputs` (already checked against the params).
-  Result<std::vector<Tensor>> run(const Module &m, std::vector<Tensor> inputs);
+  // Runs `m` on `inputs` (already checked against the params). On a runtime device the
+  // module is first specialised for these inputs (specialize_inputs: static shapes, folded
+  // constants; this mutates `m`) and compiled.
+  Result<std::vector<Tensor>> run(Module &m, std::vector<Tensor> inputs);
   // Loads and runs an artifact; outputs are poisoned before the run.
   Result<std::vector<Tensor>> run_artifact(const std::vector<uint8_t> &artifact,
                                            const std::vector<Tensor> &inputs);
@@ -38,7 +40,8 @@ private:
   std::string target_;
 };
 
-// Compiles `m` for a target preset, as `kiln compile` does.
-Result<std::vector<uint8_t>> compile_module(const Module &m, const std::string &target);
+// Compiles `m` for a target preset, as `kiln compile` does (constants are folded first, which
+// mutates `m`).
+Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target);
 
 } // namespace kiln::tools
