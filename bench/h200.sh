@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs kiln artifacts compiled for vulkan-nvidia on the GPU machine and times PyTorch on the
+# same GPU in the same command. Expects (carried from the build machine): .gl/ with Debian's
+# libvulkan1 .deb, and FOLDER with kiln_bench, NAME.kiln, NAME.in.*.npy, NAME.out.*.npy.
+#   bench/h200.sh FOLDER
+set -uo pipefail
+dir=$1
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+nvidia-smi -L
+cd "$dir"
+for m in squeezenet1_1 mobilenet_v2 bert_tiny; do
+  args=()
+  for f in "$m".in.*.npy; do n=${f#"$m".in.}; args+=(--input "${n%.npy}=$f"); done
+  for f in "$m".out.*.npy; do n=${f#"$m".out.}; args+=(--golden "${n%.npy}=$f"); done
+  echo "== kiln $m ($(stat -c %s "$m.kiln") artifact bytes)"
+  /usr/bin/time -v ./kiln_bench "$m.kiln" --device vulkan "${args[@]}" --warmup 10 --iters 100 \
+    2> time.txt
+  echo "rc=$?"
+  grep -E "Maximum resident|error" time.txt
+done
+echo "== PyTorch (same GPU, batch 1, fp32, median of 100 after 10 warm-up calls)"
+python3 - <<'PY'
+import time, statistics, torch, torchvision
+torch.backends.cudnn.benchmark = True
+def bench(name, model, x):
+    model = model.eval().cuda()
+    with torch.no_grad():
+        for _ in range(10): model(x)
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(100):
+            t0 = time.perf_counter(); model(x); torch.cuda.synchronize()
+            ts.append((time.perf_counter() - t0) * 1e3)
+    print(f"torch eager {name}: median {statistics.median(ts):.3f} ms")
+x = torch.randn(1, 3, 224, 224, device="cuda")
+bench("squeezenet1_1", torchvision.models.squeezenet1_1(), x)
+bench("mobilenet_v2", torchvision.models.mobilenet_v2(), x)
+PY
