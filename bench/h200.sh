@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs kiln artifacts compiled for vulkan-nvidia on the GPU machine and times PyTorch on the
 # same GPU in the same command. Expects (carried from the build machine): .gl/ with Debian's
-# libvulkan1 .deb, and FOLDER with kiln_bench, NAME.kiln, NAME.in.*.npy, NAME.out.*.npy.
+# libvulkan1, libglvnd0, libegl1, libgl1, libglx0, libopengl0, libgles2 .debs (NVIDIA's
+# Vulkan ICD lives in libGLX_nvidia, which needs glvnd), and FOLDER with kiln_bench, NAME.kiln, NAME.in.*.npy, NAME.out.*.npy.
 #   bench/h200.sh FOLDER
 set -uo pipefail
 dir=$1
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 nvidia-smi -L
 cd "$dir"
 for m in squeezenet1_1 mobilenet_v2 bert_tiny; do

@@ -1,7 +1,8 @@
 // kiln.linear_attention (one invocation per (batch, kv head, value column): the state column
 // evolves independently of the others, in an f32 scratch buffer),
 // kiln.causal_conv_with_state (one invocation per output element) and the training
-// optimisers kiln.adagrad / kiln.adam / kiln.momentum (elementwise).
+// optimisers kiln.adagrad / kiln.adam / kiln.momentum (elementwise), kiln.dft and kiln.stft
+// (direct sums with host-computed twiddle factors).
 #include "compiler/lower_seq.h"
 
 #include <fmt/format.h>
@@ -271,6 +272,18 @@ Status lower_optimizer(LowerCtx &c, const Op &op) {
 
 // ---- DFT ----
 
+// A constant table of the n twiddle factors of a length-n DFT computed in double:
+// cos(2 pi q / n) at q, sign * sin(2 pi q / n) at n + q.
+int twiddles(LowerCtx &c, int64_t n, double sign, ScalarType f) {
+  Tensor tw(f == ScalarType::f64 ? DType::f64 : DType::f32, {2 * n});
+  for (int64_t q = 0; q < n; ++q) {
+    const double ang = 2 * M_PI * static_cast<double>(q) / static_cast<double>(n);
+    tw.set_f64(q, std::cos(ang));
+    tw.set_f64(n + q, sign * std::sin(ang));
+  }
+  return new_constant(c, std::move(tw));
+}
+
 // One invocation per output value (real or imaginary part): a direct sum over the signal
 // (the reference is a direct O(n^2) sum too) with a table of the n twiddle factors computed
 // in double on the host; the sum runs in f64 where the target has it, else in f32.
@@ -317,17 +330,10 @@ Status lower_dft(LowerCtx &c, const Op &op) {
     return Status::error(op.describe() + ": result shape does not match the transform");
   const bool f64 = c.target().float64;
   const ScalarType f = f64 ? ScalarType::f64 : ScalarType::f32;
-  // Twiddles: cos(2 pi q / n) at q, sign * sin(2 pi q / n) at n + q.
   const double sign = inverse ? 1.0 : -1.0;
-  Tensor tw(f64 ? DType::f64 : DType::f32, {2 * n});
-  for (int64_t q = 0; q < n; ++q) {
-    const double ang = 2 * M_PI * static_cast<double>(q) / static_cast<double>(n);
-    tw.set_f64(q, std::cos(ang));
-    tw.set_f64(n + q, sign * std::sin(ang));
-  }
   SeqKernel g(c, op, "dft");
   KILN_ASSIGN(BufferVar X, g.in(xv));
-  BufferVar Tw = g.bind(new_constant(c, std::move(tw)), f, true, false);
+  BufferVar Tw = g.bind(twiddles(c, n, sign, f), f, true, false);
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
   return g.grid(outer * out_len * inner * cout, [&](Expr idx) -> Result<Stmt> {
     auto cs = unflatten(idx, {outer, out_len, inner, cout});
@@ -358,6 +364,65 @@ Status lower_dft(LowerCtx &c, const Op &op) {
                   store(Y, idx, cast(Y.elem, v * scale))});
   });
 }
+
+// Short-time Fourier transform: one invocation per output value (batch, frame, bin, part),
+// a direct windowed sum over the frame (twiddle table as for kiln.dft).
+Status lower_stft(LowerCtx &c, const Op &op) {
+  const Value *xv = op.operands[0], *wv = operand_or_null(op, 2);
+  const Shape &xs = xv->type.dims;
+  if (!float_kernel_dtype(xv->type.dtype) || (wv && !float_kernel_dtype(wv->type.dtype)))
+    return unsupported(op, "kiln.stft on " + std::string(dtype_name(xv->type.dtype)));
+  if (xs.size() != 3 || (xs[2] != 1 && xs[2] != 2))
+    return Status::error(op.describe() + ": signal must be [batch, length, 1 or 2]");
+  const int64_t B = xs[0], L = xs[1], C = xs[2];
+  const Tensor *st = const_operand(op, 1);
+  if (!st || st->numel() != 1)
+    return unsupported(op, "kiln.stft with a non-constant frame_step");
+  const int64_t step = st->get_i64(0);
+  int64_t fl = wv ? shape_numel(wv->type.dims) : L;
+  if (operand_or_null(op, 3)) {
+    const Tensor *t = const_operand(op, 3);
+    if (!t || t->numel() != 1)
+      return unsupported(op, "kiln.stft with a non-constant frame_length");
+    fl = t->get_i64(0);
+  }
+  if ((wv && (wv->type.dims.size() != 1 || wv->type.dims[0] != fl)) || step <= 0 || fl <= 0 ||
+      fl > L)
+    return Status::error(op.describe() + ": invalid window / frame_step / frame_length");
+  const int64_t frames = 1 + (L - fl) / step;
+  const int64_t bins = op.attr_int("onesided", 1) ? fl / 2 + 1 : fl;
+  if (op.results[0]->type.dims != Shape{B, frames, bins, 2})
+    return Status::error(op.describe() + ": result shape does not match the transform");
+  if (bins * fl > std::numeric_limits<int32_t>::max())
+    return unsupported(op, fmt::format("kiln.stft with frame length {}", fl));
+  const ScalarType f = c.target().float64 ? ScalarType::f64 : ScalarType::f32;
+  SeqKernel g(c, op, "stft");
+  KILN_ASSIGN(BufferVar X, g.in(xv));
+  BufferVar W{-1, f};
+  if (wv) {
+    KILN_ASSIGN(W, g.in(wv));
+  }
+  BufferVar Tw = g.bind(twiddles(c, fl, -1.0, f), f, true, false);
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  return g.grid(B * frames * bins * 2, [&](Expr idx) -> Result<Stmt> {
+    auto cs = unflatten(idx, {B, frames, bins, 2});
+    Expr b = cs[0], fr = cs[1], k = cs[2], part = cs[3];
+    Expr re = g.fresh("re", f), im = g.fresh("im", f), zero = make_const(f, 0);
+    Stmt body = loop(g, fl, [&](Expr t) {
+      Expr off = g.fresh("off", ScalarType::i32), w = g.fresh("w", f);
+      Expr q = g.fresh("q", ScalarType::i32), cr = g.fresh("cr", f), ci = g.fresh("ci", f);
+      Expr sr = cast(f, load(X, off)) * w;
+      Expr si = C == 2 ? cast(f, load(X, off + 1)) * w : zero;
+      Stmt acc = block({assign(re, re + sr * cr - si * ci), assign(im, im + sr * ci + si * cr)});
+      return let(off, (b * L + fr * step + t) * C,
+                 let(w, W.index >= 0 ? cast(f, load(W, t)) : make_const(f, 1),
+                     let(q, (k * t) % fl, let(cr, load(Tw, q), let(ci, load(Tw, q + fl), acc)))));
+    });
+    return block({declare_var(re, zero), declare_var(im, zero), body,
+                  store(Y, idx, cast(Y.elem, select(part == 0, re, im)))});
+  });
+}
+
 } // namespace
 } // namespace seq
 
@@ -365,6 +430,7 @@ void add_seq_misc_lowerings(LoweringTable &t) {
   t["kiln.linear_attention"] = seq::lower_linear_attention;
   t["kiln.causal_conv_with_state"] = seq::lower_causal_conv;
   t["kiln.dft"] = seq::lower_dft;
+  t["kiln.stft"] = seq::lower_stft;
   for (const char *n : {"kiln.adagrad", "kiln.adam", "kiln.momentum"})
     t[n] = seq::lower_optimizer;
 }
