@@ -8,7 +8,9 @@
 //   kiln.softmax      kind "hardmax" (one invocation per row); other kinds go to lower_reduce.cpp
 //   kiln.normalize    the mean / inv_std_dev results (one invocation per row); result 0 goes to
 //                     lower_norm.cpp
-// The last two extend the lowering registered earlier for the name (compiler.cpp registers
+//   kiln.batch_norm   training mode (one invocation per channel); inference: lower_norm.cpp
+//   kiln.reduce       empty inputs, bool max / min, f64 log_sum(_exp); the rest: lower_reduce.cpp
+// The last four extend the lowering registered earlier for the name (compiler.cpp registers
 // this family after lower_reduce.cpp and lower_norm.cpp).
 #include "compiler/lower.h"
 
@@ -452,6 +454,59 @@ Status lower_reduce_extra(LowerCtx &c, const Op &op, const LowerFn &prev) {
   return prev(c, op);
 }
 
+// ---- kiln.batch_norm in training mode ----------------------------------------------------------
+
+// One invocation per channel: batch statistics over N and the spatial dims, then y and the
+// running statistics (the reference's population variance).
+Status lower_batch_norm_training(LowerCtx &c, const Op &op) {
+  const Value *xv = op.operands[0];
+  const Shape &xd = xv->type.dims;
+  if (!is_float(xv->type.dtype) || xd.size() < 2 || op.results.size() != 3)
+    return unsupported(op, "this kiln.batch_norm in training mode");
+  const int64_t N = xd[0], C = xd[1], S = shape_numel(Shape(xd.begin() + 2, xd.end()));
+  for (size_t k = 1; k <= 4; ++k)
+    if (op.operands[k]->type.dims != Shape{C})
+      return Status::error(fmt::format("{}: operand {} must have shape [{}]", op.describe(), k, C));
+  const double eps = op.attr_float("epsilon", 1e-5), mom = op.attr_float("momentum", 0.9);
+  GridKernel g(c, op, "batch_norm_training");
+  KILN_ASSIGN(BufferVar X, g.in(xv));
+  std::vector<BufferVar> p;
+  for (size_t k = 1; k <= 4; ++k) {
+    KILN_ASSIGN(BufferVar b, g.in(op.operands[k]));
+    p.push_back(b);
+  }
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  KILN_ASSIGN(BufferVar RM, g.out(op.results[1]));
+  KILN_ASSIGN(BufferVar RV, g.out(op.results[2]));
+  const ScalarType at = acc_type(X.elem);
+  const Expr cnt = make_const(at, static_cast<double>(N * S));
+  return g.finish(C, [&](Expr ch) -> Result<Stmt> {
+    Expr sum = var(g.fresh("sum"), at), sq = var(g.fresh("sq"), at);
+    Expr mean = var(g.fresh("mean"), at), var_ = var(g.fresh("var"), at);
+    Expr inv = var(g.fresh("inv"), at);
+    // loop(f): f(index, value) over the channel's elements.
+    auto loop = [&](const std::function<Stmt(Expr, Expr)> &f) {
+      Expr n = var(g.fresh("n"), ScalarType::i32), j = var(g.fresh("j"), ScalarType::i32);
+      Expr idx = (n * C + ch) * S + j;
+      return for_loop(n, i32(0), i32(N),
+                      for_loop(j, i32(0), i32(S), f(idx, cast(at, load(X, idx)))));
+    };
+    auto prm = [&](int k) { return cast(at, load(p[static_cast<size_t>(k)], ch)); };
+    Expr m = make_const(at, mom), m1 = make_const(at, 1 - mom);
+    Stmt write = loop([&](Expr idx, Expr x) {
+      return store(Y, idx, cast(Y.elem, (x - mean) * inv * prm(0) + prm(1)));
+    });
+    return block({
+        declare_var(sum, zero(at)), declare_var(sq, zero(at)),
+        loop([&](Expr, Expr x) { return assign(sum, sum + x); }),
+        let(mean, sum / cnt, block({
+            loop([&](Expr, Expr x) { return assign(sq, sq + (x - mean) * (x - mean)); }),
+            let(var_, sq / cnt, let(inv, call(Intrinsic::rsqrt, {var_ + make_const(at, eps)}), block({
+                write, store(RM, ch, cast(RM.elem, prm(2) * m + mean * m1)),
+                store(RV, ch, cast(RV.elem, prm(3) * m + var_ * m1))})))}))});
+  });
+}
+
 // Replaces the lowering of `name` by `mine` for the ops `claims` selects; the lowering
 // registered before (if any) keeps the others.
 void extend(LoweringTable &t, const std::string &name, std::function<bool(const Op &)> claims,
@@ -484,6 +539,8 @@ void add_reduce2_lowerings(LoweringTable &t) {
     if (op.results.size() > 1) return lower_normalize_stats(c, op);
     return Status::ok();
   };
+  extend(t, "kiln.batch_norm",
+         [](const Op &op) { return op.attr_int("training", 0) != 0; }, lower_batch_norm_training);
   auto red = t.find("kiln.reduce");
   LowerFn prev_reduce = red == t.end() ? LowerFn() : red->second;
   t["kiln.reduce"] = [prev_reduce](LowerCtx &c, const Op &op) {
