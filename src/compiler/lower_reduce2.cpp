@@ -5,7 +5,8 @@
 //   kiln.cumulative   one invocation per element, a loop over the preceding elements
 //   kiln.topk         one invocation per input element: its rank in the row; ranks < k write
 //   kiln.lp_norm      one invocation per row
-//   kiln.softmax      kind "hardmax" (one invocation per row); other kinds go to lower_reduce.cpp
+//   kiln.softmax      kind "hardmax", and f64 softmax / log_softmax (one invocation per row);
+//                     the rest goes to lower_reduce.cpp
 //   kiln.normalize    the mean / inv_std_dev results (one invocation per row); result 0 goes to
 //                     lower_norm.cpp
 //   kiln.batch_norm   training mode (one invocation per channel); inference: lower_norm.cpp
@@ -290,6 +291,49 @@ Status lower_hardmax(LowerCtx &c, const Op &op) {
   });
 }
 
+// ---- kiln.softmax / log_softmax on f64 -----------------------------------------------------------
+
+// Sums and differences in f64, exp and log in f32 (Vulkan has no f64 exp / log): the
+// arguments are bounded (x - max <= 0, sum >= 1), so the f32 rounding stays near 1e-7.
+Status lower_softmax_f64(LowerCtx &c, const Op &op) {
+  const Value *xv = op.operands[0];
+  const Shape &xd = xv->type.dims;
+  const int64_t rank = static_cast<int64_t>(xd.size());
+  const std::string kind = op.attr_str("kind", "");
+  if (kind != "softmax" && kind != "log_softmax") return unsupported(op, "kiln.softmax kind " + kind);
+  KILN_ASSIGN(int64_t axis, norm_axis(op, op.attr_int("axis", -1), rank));
+  std::vector<int64_t> axes{axis};
+  if (op.attr_int("flatten_trailing", 0))
+    for (int64_t d = axis + 1; d < rank; ++d) axes.push_back(d);
+  const AxisSplit s = split_axes(xd, axes);
+  GridKernel g(c, op, kind + "_f64");
+  KILN_ASSIGN(BufferVar X, g.in(xv));
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  const ScalarType dt = ScalarType::f64, ft = ScalarType::f32;
+  auto f32_call = [&](Intrinsic f, const Expr &x) { return cast(dt, call(f, {cast(ft, x)})); };
+  return g.finish(s.outer(), [&](Expr o) -> Result<Stmt> {
+    Expr base = var(g.fresh("base"), ScalarType::i32);
+    Expr mx = var(g.fresh("mx"), dt), sum = var(g.fresh("sum"), dt);
+    auto loop = [&](const std::function<Stmt(Expr, Expr)> &f) {
+      Expr r = var(g.fresh("r"), ScalarType::i32);
+      Expr idx = base + s.red_offset(r);
+      return for_loop(r, i32(0), i32(s.inner()), f(idx, load(X, idx)));
+    };
+    return let(base, s.kept_offset(o),
+               block({declare_var(mx, lowest_value(dt)),
+                      loop([&](Expr, Expr x) { return assign(mx, select(x > mx, x, mx)); }),
+                      declare_var(sum, zero(dt)),
+                      loop([&](Expr, Expr x) {
+                        return assign(sum, sum + f32_call(Intrinsic::exp, x - mx));
+                      }),
+                      loop([&](Expr idx, Expr x) {
+                        Expr y = kind == "softmax" ? f32_call(Intrinsic::exp, x - mx) / sum
+                                                   : (x - mx) - f32_call(Intrinsic::log, sum);
+                        return store(Y, idx, y);
+                      })}));
+  });
+}
+
 // ---- kiln.normalize: mean / inv_std_dev results ------------------------------------------------
 
 Status lower_normalize_stats(LowerCtx &c, const Op &op) {
@@ -530,6 +574,11 @@ void add_reduce2_lowerings(LoweringTable &t) {
   t["kiln.lp_norm"] = lower_lp_norm;
   extend(t, "kiln.softmax", [](const Op &op) { return op.attr_str("kind", "") == "hardmax"; },
          lower_hardmax);
+  extend(t, "kiln.softmax",
+         [](const Op &op) {
+           return op.operands[0]->type.dtype == DType::f64 && op.attr_str("kind", "") != "hardmax";
+         },
+         lower_softmax_f64);
   // kiln.normalize: result 0 by the lowering of lower_norm.cpp, then the statistics.
   auto it = t.find("kiln.normalize");
   LowerFn prev = it == t.end() ? LowerFn() : it->second;
