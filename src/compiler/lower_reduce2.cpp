@@ -251,7 +251,10 @@ Status lower_lp_norm(LowerCtx &c, const Op &op) {
     Stmt sum = loop([&](Expr, Expr x) {
       return assign(acc, acc + (p == 1 ? call(Intrinsic::abs, {x}) : x * x));
     });
-    Stmt write = loop([&](Expr idx, Expr x) { return store(Y, idx, cast(Y.elem, x / norm)); });
+    // A zero norm gives zeros, as the reference does.
+    Stmt write = loop([&](Expr idx, Expr x) {
+      return store(Y, idx, cast(Y.elem, select(norm == zero(at), zero(at), x / norm)));
+    });
     return let(base, s.kept_offset(o),
                block({declare_var(acc, zero(at)), sum,
                       let(norm, p == 1 ? acc : call(Intrinsic::sqrt, {acc}), write)}));

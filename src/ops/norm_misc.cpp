@@ -71,7 +71,9 @@ Status eval_lp_norm(EvalCtx &ctx) {
       acc += l1 ? std::fabs(e) : e * e;
     }
     const double norm = l1 ? acc : std::sqrt(acc);
-    for (int64_t o : s.inner) y.set_f64(base + o, v[static_cast<size_t>(base + o)] / norm);
+    // A zero norm gives zeros (as ONNX's reference implementation does), not 0/0 = NaN.
+    for (int64_t o : s.inner)
+      y.set_f64(base + o, norm == 0 ? 0.0 : v[static_cast<size_t>(base + o)] / norm);
   }
   ctx.out = {std::move(y)};
   return Status::ok();
