@@ -152,12 +152,20 @@ typedef struct kiln_module kiln_module;
 /* Loads an artifact from memory. The bytes are verified (FlatBuffers verifier, file identifier
  * "KLN1", schema version KILN_ARTIFACT_SCHEMA_VERSION) and every index, offset and size of the
  * program is checked before any device work; then the device builds its pipelines and uploads
- * the constants. `data` is copied: the caller may free it when the call returns. Fails with
+ * the constants. `data` is read in place during the call (it needs no particular alignment)
+ * and nothing points into it afterwards: the caller may free it when the call returns. Host
+ * memory the load adds beyond `data`: the driver's pipelines, plus the constants themselves
+ * only where device memory is host memory; constants reach other devices through a staging
+ * buffer of at most 4 MiB that is freed before the call returns. Fails with
  * KILN_INVALID_ARTIFACT for a bad artifact and KILN_UNSUPPORTED when the device lacks a
  * capability the artifact needs (the message names it). */
 kiln_status kiln_module_load_memory(kiln_device *device, const void *data, size_t size,
                                     kiln_module **out_module);
-/* Reads the file at `path` and loads it as kiln_module_load_memory does. */
+/* Loads the file at `path` as kiln_module_load_memory does. A regular file is mapped read-only
+ * (only the pages the verifier and the pipelines read become resident) and its constant data
+ * is read with pread() into device or staging memory, so the file is never held in memory as
+ * a whole; the mapping is gone when the call returns. Do not truncate the file while it loads.
+ * Anything else (a pipe) is read into memory first. */
 kiln_status kiln_module_load_file(kiln_device *device, const char *path,
                                   kiln_module **out_module);
 /* Releases a module; no kiln_module_run on it may be in flight. NULL is accepted. */

@@ -1,11 +1,16 @@
 // The C API: handles, argument checks and exception containment around the drivers.
 #include "runtime/driver.h"
 
+#include <cerrno>
 #include <cstring>
 #include <exception>
-#include <fstream>
 #include <memory>
 #include <new>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace kiln::rt;
 
@@ -89,6 +94,60 @@ void fill_tensor_info(const TensorSig &sig, kiln_tensor_info *out) {
   out->shape = sig.shape.data();
   out->bytes = size_t(sig.bytes);
 }
+
+// An artifact file opened for loading: mapped read-only when it is a regular file (only the pages
+// the loader touches become resident; constant data is read with pread()), else read whole.
+class ArtifactFile {
+public:
+  ~ArtifactFile() {
+    if (map_)
+      ::munmap(map_, size_);
+    if (fd_ >= 0)
+      ::close(fd_);
+  }
+  Status open(const char *path) {
+    do
+      fd_ = ::open(path, O_RDONLY | O_CLOEXEC);
+    while (fd_ < 0 && errno == EINTR);
+    if (fd_ < 0)
+      return error(KILN_NOT_FOUND, "cannot open artifact '", path, "': ", std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0)
+      return error(KILN_NOT_FOUND, "cannot stat artifact '", path, "': ", std::strerror(errno));
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+      size_ = size_t(st.st_size);
+      void *map = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+      if (map != MAP_FAILED) {
+        map_ = map;
+        return {};
+      }
+    }
+    return read_all(path);
+  }
+  const void *data() const { return map_ ? map_ : static_cast<const void *>(buffer_.data()); }
+  size_t size() const { return map_ ? size_ : buffer_.size(); }
+  // The descriptor constant data can be read from, or -1 when the file was read into memory.
+  int fd() const { return map_ ? fd_ : -1; }
+
+private:
+  Status read_all(const char *path) {
+    char chunk[1 << 16];
+    for (;;) {
+      ssize_t got = ::read(fd_, chunk, sizeof chunk);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got < 0)
+        return error(KILN_NOT_FOUND, "cannot read artifact '", path, "': ", std::strerror(errno));
+      if (got == 0)
+        return {};
+      buffer_.insert(buffer_.end(), chunk, chunk + got);
+    }
+  }
+  int fd_ = -1;
+  void *map_ = nullptr;
+  size_t size_ = 0;
+  std::vector<uint8_t> buffer_;
+};
 
 } // namespace
 
@@ -209,6 +268,25 @@ kiln_status kiln_device_validation_message_count(const kiln_device *device, uint
   });
 }
 
+namespace {
+
+// Verifies `data` in place and builds the module; `fd` >= 0 when `data` maps that file.
+Status load_module(kiln_device *device, const void *data, size_t size, int fd,
+                   kiln_module **out_module) {
+  auto module = std::make_unique<kiln_module>();
+  module->device = device->holder;
+  ArtifactBytes bytes;
+  KILN_RT_TRY(parse_artifact(data, size, &module->program, &bytes));
+  if (fd >= 0)
+    bytes.read_from_file(fd);
+  KILN_RT_TRY(device->holder->driver->module_create(device->holder->state, *module->program,
+                                                     bytes, &module->state));
+  *out_module = module.release();
+  return {};
+}
+
+} // namespace
+
 kiln_status kiln_module_load_memory(kiln_device *device, const void *data, size_t size,
                                     kiln_module **out_module) {
   return guarded([&]() -> Status {
@@ -218,33 +296,25 @@ kiln_status kiln_module_load_memory(kiln_device *device, const void *data, size_
       return null_arg("out_module");
     if (!data)
       return null_arg("data");
-    auto module = std::make_unique<kiln_module>();
-    module->device = device->holder;
-    KILN_RT_TRY(parse_artifact(data, size, &module->program));
-    KILN_RT_TRY(device->holder->driver->module_create(device->holder->state, *module->program,
-                                                       &module->state));
-    *out_module = module.release();
-    return {};
+    return load_module(device, data, size, -1, out_module);
   });
 }
 
 kiln_status kiln_module_load_file(kiln_device *device, const char *path,
                                   kiln_module **out_module) {
   return guarded([&]() -> Status {
+    if (!device)
+      return null_arg("device");
     if (!path)
       return null_arg("path");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-      return error(KILN_NOT_FOUND, "cannot open artifact '", path, "': ", std::strerror(errno));
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad())
-      return error(KILN_NOT_FOUND, "cannot read artifact '", path, "'");
-    kiln_status s = kiln_module_load_memory(device, bytes.data(), bytes.size(), out_module);
-    if (!s)
+    if (!out_module)
+      return null_arg("out_module");
+    ArtifactFile file;
+    KILN_RT_TRY(file.open(path));
+    Status s = load_module(device, file.data(), file.size(), file.fd(), out_module);
+    if (s.ok())
       return {};
-    Status wrapped(s->code, std::string(path) + ": " + s->message);
-    kiln_status_free(s);
-    return wrapped;
+    return Status(s.code(), std::string(path) + ": " + s.message());
   });
 }
 

@@ -3,8 +3,11 @@
 #include "kiln/artifact/kiln_generated.h"
 #include "runtime/program.h"
 
+#include <cerrno>
 #include <cstring>
 #include <limits>
+
+#include <unistd.h>
 
 namespace kiln::rt {
 namespace {
@@ -82,8 +85,6 @@ Status convert_executable(const fb::Executable *e, uint32_t index, Executable *o
   const std::string what = cat("executable ", index, " ('", out->name, "')");
   if (!e->spirv() || e->spirv()->size() < 5 || e->spirv()->Get(0) != kSpirvMagic)
     return bad(what + " has no valid SPIR-V module (missing, too short or bad magic number)");
-  out->spirv = e->spirv()->data();
-  out->spirv_words = e->spirv()->size();
   out->entry_point = e->entry_point() ? e->entry_point()->str() : "main";
   if (out->entry_point.empty())
     return bad(what + " has an empty entry point name");
@@ -217,10 +218,11 @@ Status convert_commands(const fb::Model *m, Program *p) {
   return {};
 }
 
-Status convert_constants(const fb::Model *m, Program *p) {
+// `base` is the start of the artifact: alignment is checked relative to it, as the FlatBuffers
+// verifier does, so an artifact loads from any address.
+Status convert_constants(const fb::Model *m, const uint8_t *base, Program *p) {
   p->constant_bytes = m->constant_data() ? m->constant_data()->size() : 0;
-  p->constant_data = m->constant_data() ? m->constant_data()->data() : nullptr;
-  if (p->constant_bytes && reinterpret_cast<uintptr_t>(p->constant_data) % 64 != 0)
+  if (p->constant_bytes && (m->constant_data()->data() - base) % 64 != 0)
     return bad("constant_data is not 64-byte aligned");
   if (!m->constants())
     return {};
@@ -237,7 +239,7 @@ Status convert_constants(const fb::Model *m, Program *p) {
   return {};
 }
 
-Status convert_model(const fb::Model *m, Program *p) {
+Status convert_model(const fb::Model *m, const uint8_t *base, Program *p) {
   if (m->schema_version() != KILN_ARTIFACT_SCHEMA_VERSION)
     return Status(KILN_INVALID_ARTIFACT,
                   cat("artifact schema version ", m->schema_version(),
@@ -248,7 +250,7 @@ Status convert_model(const fb::Model *m, Program *p) {
   p->arena_bytes = m->arena_bytes();
   KILN_RT_TRY(convert_sigs(m->inputs(), "input", &p->inputs));
   KILN_RT_TRY(convert_sigs(m->outputs(), "output", &p->outputs));
-  KILN_RT_TRY(convert_constants(m, p));
+  KILN_RT_TRY(convert_constants(m, base, p));
   if (m->executables()) {
     for (uint32_t i = 0; i < m->executables()->size(); ++i) {
       Executable exe;
@@ -271,7 +273,8 @@ const char *buffer_kind_name(BufferKind kind) {
   return "?";
 }
 
-Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *out) {
+Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *out,
+                      ArtifactBytes *bytes) {
   if (!data && size)
     return Status(KILN_INVALID_ARGUMENT, "artifact data is NULL");
   if (size < 8)
@@ -280,17 +283,54 @@ Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *o
     return bad(cat(size, " bytes is larger than a FlatBuffer can be"));
   if (!flatbuffers::BufferHasIdentifier(data, fb::ModelIdentifier()))
     return bad("file identifier is not \"KLN1\": not a kiln artifact");
-  auto p = std::make_unique<Program>();
-  // 64-byte aligned copy so force_align(64) constant data stays aligned.
-  p->bytes = std::shared_ptr<uint8_t[]>(new (std::align_val_t(64)) uint8_t[size],
-                                        [](uint8_t *b) { ::operator delete[](b, std::align_val_t(64)); });
-  p->size = size;
-  std::memcpy(p->bytes.get(), data, size);
-  flatbuffers::Verifier verifier(p->bytes.get(), size);
+  // The bytes are used in place. The verifier checks alignment relative to the buffer start;
+  // reading scalars of up to 8 bytes then needs the start itself 8-byte aligned, so only a
+  // misaligned buffer is copied (into storage freed with `bytes`).
+  auto base = static_cast<const uint8_t *>(data);
+  if (reinterpret_cast<uintptr_t>(base) % alignof(uint64_t) != 0) {
+    bytes->aligned_copy_.reset(new uint64_t[(size + 7) / 8]);
+    std::memcpy(bytes->aligned_copy_.get(), data, size);
+    base = reinterpret_cast<const uint8_t *>(bytes->aligned_copy_.get());
+  }
+  flatbuffers::Verifier verifier(base, size);
   if (!fb::VerifyModelBuffer(verifier))
     return bad("the FlatBuffer does not verify (truncated or corrupt)");
-  KILN_RT_TRY(convert_model(fb::GetModel(p->bytes.get()), p.get()));
+  const fb::Model *model = fb::GetModel(base);
+  auto p = std::make_unique<Program>();
+  KILN_RT_TRY(convert_model(model, base, p.get()));
+  bytes->spirv_.clear();
+  for (uint32_t i = 0; i < p->executables.size(); ++i) {
+    const auto *spirv = model->executables()->Get(i)->spirv();
+    bytes->spirv_.push_back({spirv->data(), spirv->size()});
+  }
+  bytes->constants_ = p->constant_bytes ? model->constant_data()->data() : nullptr;
+  bytes->constants_offset_ = p->constant_bytes ? uint64_t(bytes->constants_ - base) : 0;
   *out = std::move(p);
+  return {};
+}
+
+Status ArtifactBytes::read_constants(uint64_t offset, void *dst, size_t n) const {
+  if (n == 0)
+    return {};
+  if (fd_ < 0) {
+    std::memcpy(dst, constants_ + offset, n);
+    return {};
+  }
+  auto *out = static_cast<uint8_t *>(dst);
+  uint64_t at = constants_offset_ + offset;
+  while (n > 0) {
+    ssize_t got = ::pread(fd_, out, n, off_t(at));
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return error(KILN_NOT_FOUND, "cannot read constant data from the artifact file: ",
+                   std::strerror(errno));
+    if (got == 0)
+      return bad("the file got shorter while it was being loaded");
+    out += got;
+    at += uint64_t(got);
+    n -= size_t(got);
+  }
   return {};
 }
 

@@ -36,8 +36,10 @@ struct DriverVtable {
   void (*device_destroy)(DeviceState *device);
   Status (*device_info)(const DeviceState *device, kiln_device_info *info);
   uint64_t (*validation_messages)(const DeviceState *device);
-  // Builds what the program needs on the device; `program` outlives the module.
-  Status (*module_create)(DeviceState *device, const Program &program, ModuleState **out);
+  // Builds what the program needs on the device; `program` outlives the module. `bytes` (SPIR-V
+  // and constant data) is valid only during the call: keep nothing that points into it.
+  Status (*module_create)(DeviceState *device, const Program &program, const ArtifactBytes &bytes,
+                          ModuleState **out);
   void (*module_destroy)(ModuleState *module);
   // Must be safe to call concurrently on one module.
   Status (*module_run)(ModuleState *module, const RunArgs &args);

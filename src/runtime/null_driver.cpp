@@ -49,7 +49,8 @@ Status info(const DeviceState *, kiln_device_info *out) { return describe(0, out
 
 uint64_t validation_messages(const DeviceState *) { return 0; }
 
-Status module_create(DeviceState *, const Program &program, ModuleState **out) {
+Status module_create(DeviceState *, const Program &program, const ArtifactBytes &,
+                     ModuleState **out) {
   *out = reinterpret_cast<ModuleState *>(new NullModule{&program});
   return {};
 }

@@ -1,6 +1,7 @@
 // The validated, driver-neutral form of an artifact. Produced by parse_artifact() after the
 // FlatBuffer has been verified and every index, offset and size checked, so drivers may trust
-// it. It owns a copy of the artifact bytes; constant data and SPIR-V point into that copy.
+// it. It keeps no pointer into the artifact: SPIR-V and constant data are reached through an
+// ArtifactBytes, which exists only while a driver builds the module.
 #pragma once
 
 #include "kiln/kiln.h"
@@ -30,8 +31,6 @@ struct Requirements {
 
 struct Executable {
   std::string name;
-  const uint32_t *spirv = nullptr; // into Program::bytes
-  size_t spirv_words = 0;
   std::string entry_point;
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   uint32_t num_bindings = 0;
@@ -63,19 +62,50 @@ struct Command {
 struct Program {
   std::string producer, target;
   std::vector<TensorSig> inputs, outputs;
-  const uint8_t *constant_data = nullptr; // into bytes
-  uint64_t constant_bytes = 0;
+  uint64_t constant_bytes = 0; // size of the constant data (read through ArtifactBytes)
   std::vector<Executable> executables;
   std::vector<Command> commands;
   uint64_t arena_bytes = 0;
-  // The artifact copy (64-byte aligned storage) everything above may point into.
-  std::shared_ptr<uint8_t[]> bytes;
-  size_t size = 0;
 };
 
-// Verifies and validates `size` bytes of an artifact; copies them. KILN_INVALID_ARTIFACT with a
-// message naming the first problem on failure.
-Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *out);
+// The parts of a verified artifact a driver reads while it builds a module: the SPIR-V of each
+// executable and the constant data. It borrows the caller's bytes (or, when they are not
+// 8-byte aligned, a temporary aligned copy), so it is valid only during module creation; no
+// driver may keep a pointer into it.
+class ArtifactBytes {
+public:
+  ArtifactBytes() = default;
+  ArtifactBytes(const ArtifactBytes &) = delete;
+  ArtifactBytes &operator=(const ArtifactBytes &) = delete;
+
+  const uint32_t *spirv(size_t executable) const { return spirv_[executable].words; }
+  size_t spirv_words(size_t executable) const { return spirv_[executable].count; }
+  // Copies bytes [offset, offset + n) of the constant data (within Program::constant_bytes)
+  // into `dst`: from memory, or with pread() from the artifact file when read_from_file() was
+  // called, so the constant pages of a mapped file are never touched.
+  Status read_constants(uint64_t offset, void *dst, size_t n) const;
+  // Reads constants from `fd` (which must outlive this object) instead of from memory; the
+  // bytes passed to parse_artifact must be the file's contents from offset 0.
+  void read_from_file(int fd) { fd_ = fd; }
+
+private:
+  friend Status parse_artifact(const void *, size_t, std::unique_ptr<Program> *, ArtifactBytes *);
+  struct Spirv {
+    const uint32_t *words = nullptr;
+    size_t count = 0;
+  };
+  std::vector<Spirv> spirv_;
+  const uint8_t *constants_ = nullptr; // constant data in memory
+  uint64_t constants_offset_ = 0;      // its offset from the start of the artifact
+  int fd_ = -1;
+  std::unique_ptr<uint64_t[]> aligned_copy_; // only for misaligned input
+};
+
+// Verifies and validates `size` bytes of an artifact without copying them (unless misaligned).
+// `bytes` borrows `data`, which must stay valid while `bytes` is used. KILN_INVALID_ARTIFACT
+// with a message naming the first problem on failure.
+Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *out,
+                      ArtifactBytes *bytes);
 
 const char *buffer_kind_name(BufferKind kind);
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -16,6 +17,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -344,6 +347,32 @@ TEST_F(NullModule, LoadFile) {
   EXPECT_STATUS(kiln_module_load_file(device_, path.c_str(), &m), "INVALID_ARTIFACT", path + ": invalid artifact");
 }
 
+// Artifacts are verified in place: any start address works, and a file that cannot be mapped
+// (a pipe) is read instead.
+TEST_F(NullModule, LoadFromAnyAddressAndFromAPipe) {
+  std::vector<uint8_t> a = make_artifact();
+  for (size_t shift = 1; shift < 8; ++shift) {
+    std::vector<uint8_t> shifted(a.size() + shift);
+    std::memcpy(shifted.data() + shift, a.data(), a.size());
+    kiln_module *m = load(device_, {shifted.begin() + shift, shifted.end()});
+    kiln_module *m2 = nullptr;
+    EXPECT_OK(kiln_module_load_memory(device_, shifted.data() + shift, a.size(), &m2));
+    EXPECT_EQ(kiln_module_command_count(m2), 4u);
+    kiln_module_release(m);
+    kiln_module_release(m2);
+  }
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_LT(a.size(), 65536u); // fits the pipe buffer
+  ASSERT_EQ(write(fds[1], a.data(), a.size()), ssize_t(a.size()));
+  close(fds[1]);
+  kiln_module *m = nullptr;
+  EXPECT_OK(kiln_module_load_file(device_, ("/dev/fd/" + std::to_string(fds[0])).c_str(), &m));
+  EXPECT_EQ(kiln_module_command_count(m), 4u);
+  kiln_module_release(m);
+  close(fds[0]);
+}
+
 TEST_F(NullModule, CorruptArtifacts) {
   std::vector<uint8_t> a = make_artifact();
   kiln_module *m = nullptr;
@@ -484,6 +513,32 @@ TEST_F(Vulkan, EndToEndExact) {
     io.expect_exact();
   }
   kiln_module_release(m);
+}
+
+// The module keeps nothing of the caller's bytes: they are overwritten right after the load
+// (from a misaligned address), and constants loaded from a mapped file are exact too.
+TEST_F(Vulkan, LoadKeepsNoPointerIntoTheArtifact) {
+  std::vector<uint8_t> a = make_artifact();
+  std::vector<uint8_t> shifted(a.size() + 3);
+  std::memcpy(shifted.data() + 3, a.data(), a.size());
+  kiln_module *m = nullptr;
+  EXPECT_OK(kiln_module_load_memory(device_, shifted.data() + 3, a.size(), &m));
+  ASSERT_NE(m, nullptr);
+  std::fill(shifted.begin(), shifted.end(), uint8_t(0xAB));
+  shifted = {};
+  std::string path = ::testing::TempDir() + "kiln_runtime_vulkan_test.kiln";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(a.data()), a.size());
+  kiln_module *from_file = nullptr;
+  EXPECT_OK(kiln_module_load_file(device_, path.c_str(), &from_file));
+  ASSERT_NE(from_file, nullptr);
+  std::remove(path.c_str());
+  for (kiln_module *mod : {m, from_file}) {
+    Io io;
+    io.poison();
+    EXPECT_OK(kiln_module_run(mod, io.inputs.data(), 1, io.outputs.data(), 2));
+    io.expect_exact();
+    kiln_module_release(mod);
+  }
 }
 
 TEST_F(Vulkan, ModuleOutlivesDevice) {

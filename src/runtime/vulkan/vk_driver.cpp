@@ -62,9 +62,10 @@ Status info(const DeviceState *d, kiln_device_info *out) {
 
 uint64_t validation_messages(const DeviceState *d) { return self(d)->instance->messages.load(); }
 
-Status module_create(DeviceState *d, const Program &program, ModuleState **out) {
+Status module_create(DeviceState *d, const Program &program, const ArtifactBytes &bytes,
+                     ModuleState **out) {
   std::unique_ptr<vk::Module> m;
-  KILN_RT_TRY(vk::create_module(*self(d), program, &m));
+  KILN_RT_TRY(vk::create_module(*self(d), program, bytes, &m));
   *out = reinterpret_cast<ModuleState *>(m.release());
   return {};
 }

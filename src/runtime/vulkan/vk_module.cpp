@@ -1,7 +1,7 @@
 // Module load on Vulkan: capability and limit checks, pipelines, constant upload.
 #include "runtime/vulkan/vk_module.h"
 
-#include <cstring>
+#include <algorithm>
 
 namespace kiln::rt::vk {
 namespace {
@@ -34,12 +34,7 @@ Status check_limits(const Device &d, const Program &p) {
   return {};
 }
 
-Status create_pipeline(Device &d, const Executable &exe, Pipeline *out) {
-  VkShaderModuleCreateInfo sm{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  sm.codeSize = exe.spirv_words * 4;
-  sm.pCode = exe.spirv;
-  KILN_RT_TRY(check(d.vkCreateShaderModule(d.device, &sm, nullptr, &out->shader),
-                    "vkCreateShaderModule"));
+Status create_layouts(Device &d, const Executable &exe, Pipeline *out) {
   std::vector<VkDescriptorSetLayoutBinding> bindings(exe.num_bindings);
   for (uint32_t i = 0; i < exe.num_bindings; ++i) {
     bindings[i].binding = i;
@@ -58,17 +53,30 @@ Status create_pipeline(Device &d, const Executable &exe, Pipeline *out) {
   pl.pSetLayouts = &out->set_layout;
   pl.pushConstantRangeCount = exe.push_constant_bytes ? 1 : 0;
   pl.pPushConstantRanges = &range;
-  KILN_RT_TRY(check(d.vkCreatePipelineLayout(d.device, &pl, nullptr, &out->layout),
-                    "vkCreatePipelineLayout"));
+  return check(d.vkCreatePipelineLayout(d.device, &pl, nullptr, &out->layout),
+               "vkCreatePipelineLayout");
+}
+
+// Builds the pipeline of executable `index`; its shader module lives only during the call.
+Status create_pipeline(Device &d, const Executable &exe, const ArtifactBytes &bytes, size_t index,
+                       Pipeline *out) {
+  KILN_RT_TRY(create_layouts(d, exe, out));
+  VkShaderModuleCreateInfo sm{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  sm.codeSize = bytes.spirv_words(index) * 4;
+  sm.pCode = bytes.spirv(index);
+  VkShaderModule shader = VK_NULL_HANDLE;
+  KILN_RT_TRY(check(d.vkCreateShaderModule(d.device, &sm, nullptr, &shader),
+                    "vkCreateShaderModule"));
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  ci.stage.module = out->shader;
+  ci.stage.module = shader;
   ci.stage.pName = exe.entry_point.c_str();
   ci.layout = out->layout;
   Status s = check(d.vkCreateComputePipelines(d.device, d.pipeline_cache, 1, &ci, nullptr,
                                               &out->pipeline),
                    "vkCreateComputePipelines");
+  d.vkDestroyShaderModule(d.device, shader, nullptr);
   if (!s.ok())
     return error(s.code(), "executable '", exe.name, "': ", s.message());
   return {};
@@ -81,32 +89,46 @@ void destroy_pipeline(Device &d, Pipeline *p) {
     d.vkDestroyPipelineLayout(d.device, p->layout, nullptr);
   if (p->set_layout)
     d.vkDestroyDescriptorSetLayout(d.device, p->set_layout, nullptr);
-  if (p->shader)
-    d.vkDestroyShaderModule(d.device, p->shader, nullptr);
 }
 
-// Copies `staging` into `dst` with a one-off command buffer and waits for it.
-Status copy_and_wait(Device &d, const Buffer &staging, const Buffer &dst) {
-  VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pci.queueFamilyIndex = d.physical.queue_family;
+// Host-visible staging memory used to upload constants to device memory that cannot be mapped.
+constexpr VkDeviceSize kStagingBytes = VkDeviceSize(4) << 20;
+
+// A one-off command pool, command buffer and fence for copies made at load time.
+struct Uploader {
+  Device &d;
   VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
-  KILN_RT_TRY(check(d.vkCreateCommandPool(d.device, &pci, nullptr, &pool), "vkCreateCommandPool"));
-  auto run = [&]() -> Status {
+
+  explicit Uploader(Device &device) : d(device) {}
+  ~Uploader() {
+    if (fence)
+      d.vkDestroyFence(d.device, fence, nullptr);
+    if (pool)
+      d.vkDestroyCommandPool(d.device, pool, nullptr);
+  }
+  Status init() {
+    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pci.queueFamilyIndex = d.physical.queue_family;
+    KILN_RT_TRY(check(d.vkCreateCommandPool(d.device, &pci, nullptr, &pool), "vkCreateCommandPool"));
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = pool;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
-    VkCommandBuffer cmd = VK_NULL_HANDLE;
     KILN_RT_TRY(check(d.vkAllocateCommandBuffers(d.device, &ai, &cmd), "vkAllocateCommandBuffers"));
+    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    return check(d.vkCreateFence(d.device, &fci, nullptr, &fence), "vkCreateFence");
+  }
+  // Copies `region` from `src` to `dst` and waits for it.
+  Status copy(const Buffer &src, const Buffer &dst, const VkBufferCopy &region) {
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     KILN_RT_TRY(check(d.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer"));
-    VkBufferCopy region{0, 0, staging.size};
-    d.vkCmdCopyBuffer(cmd, staging.buffer, dst.buffer, 1, &region);
+    d.vkCmdCopyBuffer(cmd, src.buffer, dst.buffer, 1, &region);
     KILN_RT_TRY(check(d.vkEndCommandBuffer(cmd), "vkEndCommandBuffer"));
-    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    KILN_RT_TRY(check(d.vkCreateFence(d.device, &fci, nullptr, &fence), "vkCreateFence"));
+    KILN_RT_TRY(check(d.vkResetFences(d.device, 1, &fence), "vkResetFences"));
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd;
@@ -115,34 +137,40 @@ Status copy_and_wait(Device &d, const Buffer &staging, const Buffer &dst) {
       KILN_RT_TRY(check(d.vkQueueSubmit(d.queue, 1, &si, fence), "vkQueueSubmit"));
     }
     return check(d.vkWaitForFences(d.device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  }
+};
+
+// Uploads the constants through a staging buffer of at most kStagingBytes, one chunk at a time,
+// so host memory for the upload stays bounded whatever the size of the constants.
+Status upload_staged(Device &d, const ArtifactBytes &bytes, uint64_t total, const Buffer &dst) {
+  Buffer staging;
+  KILN_RT_TRY(create_buffer(d, std::min<VkDeviceSize>(total, kStagingBytes),
+                            VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::host_visible, &staging));
+  auto run = [&]() -> Status {
+    Uploader up(d);
+    KILN_RT_TRY(up.init());
+    for (uint64_t at = 0; at < total; at += staging.size) {
+      const VkDeviceSize n = std::min<VkDeviceSize>(staging.size, total - at);
+      KILN_RT_TRY(bytes.read_constants(at, staging.mapped, size_t(n)));
+      KILN_RT_TRY(up.copy(staging, dst, VkBufferCopy{0, at, n}));
+    }
+    return {};
   };
   Status s = run();
-  if (fence)
-    d.vkDestroyFence(d.device, fence, nullptr);
-  d.vkDestroyCommandPool(d.device, pool, nullptr);
+  destroy_buffer(d, &staging);
   return s;
 }
 
-Status upload_constants(Device &d, const Program &p, Buffer *out) {
+Status upload_constants(Device &d, const Program &p, const ArtifactBytes &bytes, Buffer *out) {
   if (p.constant_bytes == 0)
     return {};
   KILN_RT_TRY(create_buffer(d, p.constant_bytes,
                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                             MemoryUse::device_local, out));
-  if (out->mapped) { // unified memory: no staging needed
-    std::memcpy(out->mapped, p.constant_data, p.constant_bytes);
-    return {};
-  }
-  Buffer staging;
-  Status s = create_buffer(d, p.constant_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                           MemoryUse::host_visible, &staging);
-  if (s.ok()) {
-    std::memcpy(staging.mapped, p.constant_data, p.constant_bytes);
-    s = copy_and_wait(d, staging, *out);
-  }
-  destroy_buffer(d, &staging);
-  return s;
+  if (out->mapped) // unified memory: no staging needed
+    return bytes.read_constants(0, out->mapped, size_t(p.constant_bytes));
+  return upload_staged(d, bytes, p.constant_bytes, *out);
 }
 
 } // namespace
@@ -155,7 +183,8 @@ Module::~Module() {
   destroy_buffer(*device, &constants);
 }
 
-Status create_module(Device &d, const Program &p, std::unique_ptr<Module> *out) {
+Status create_module(Device &d, const Program &p, const ArtifactBytes &bytes,
+                     std::unique_ptr<Module> *out) {
   for (const Executable &exe : p.executables)
     KILN_RT_TRY(check_requirements(d.physical, exe));
   KILN_RT_TRY(check_limits(d, p));
@@ -165,8 +194,8 @@ Status create_module(Device &d, const Program &p, std::unique_ptr<Module> *out) 
   const uint64_t errors_before = d.instance->errors.load();
   m->pipelines.resize(p.executables.size());
   for (size_t i = 0; i < p.executables.size(); ++i)
-    KILN_RT_TRY(create_pipeline(d, p.executables[i], &m->pipelines[i]));
-  KILN_RT_TRY(upload_constants(d, p, &m->constants));
+    KILN_RT_TRY(create_pipeline(d, p.executables[i], bytes, i, &m->pipelines[i]));
+  KILN_RT_TRY(upload_constants(d, p, bytes, &m->constants));
   if (uint64_t n = d.instance->errors.load() - errors_before)
     return error(KILN_DEVICE_ERROR, "the Vulkan validation layer reported ", n,
                  " error(s) while loading the module (printed to stderr)");

@@ -12,8 +12,8 @@
 
 namespace kiln::rt::vk {
 
+// The shader module is destroyed once the pipeline exists (the pipeline no longer needs it).
 struct Pipeline {
-  VkShaderModule shader = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
@@ -50,7 +50,9 @@ struct Module {
   ~Module();
 };
 
-Status create_module(Device &device, const Program &program, std::unique_ptr<Module> *out);
+// `bytes` is read during the call only (SPIR-V for the pipelines, constants for the upload).
+Status create_module(Device &device, const Program &program, const ArtifactBytes &bytes,
+                     std::unique_ptr<Module> *out);
 Status run_module(Module &module, const RunArgs &args);
 
 // Frame lifetime (vk_frame.cpp).
