@@ -54,9 +54,11 @@ std::vector<Offset<fb::TensorSig>> sigs(FlatBufferBuilder &b, const std::vector<
   return out;
 }
 
-Offset<fb::BufferRef> buffer_ref(FlatBufferBuilder &b, const Buffer &buf) {
+// `buf`, or the byte range `r` of it when r.size is not zero.
+Offset<fb::BufferRef> buffer_ref(FlatBufferBuilder &b, const Buffer &buf, ByteRange r = {}) {
   const uint64_t off = buf.kind == BufKind::transient ? buf.offset : 0;
-  return fb::CreateBufferRef(b, to_fb(buf.kind), buf.index, off, buf.size);
+  if (r.size == 0) r = {0, buf.size};
+  return fb::CreateBufferRef(b, to_fb(buf.kind), buf.index, off + r.offset, r.size);
 }
 
 Offset<fb::Executable> executable(FlatBufferBuilder &b, const Executable &e) {
@@ -72,7 +74,9 @@ Offset<fb::Executable> executable(FlatBufferBuilder &b, const Executable &e) {
 Offset<fb::CommandEntry> command(FlatBufferBuilder &b, const Program &p, const Command &c) {
   if (const auto *d = std::get_if<Dispatch>(&c)) {
     std::vector<Offset<fb::BufferRef>> refs;
-    for (int id : d->buffers) refs.push_back(buffer_ref(b, p.buffers[static_cast<size_t>(id)]));
+    for (size_t j = 0; j < d->buffers.size(); ++j)
+      refs.push_back(buffer_ref(b, p.buffers[static_cast<size_t>(d->buffers[j])],
+                                j < d->ranges.size() ? d->ranges[j] : ByteRange{}));
     std::vector<uint8_t> push(d->push_constants.size() * 4);
     if (!push.empty()) std::memcpy(push.data(), d->push_constants.data(), push.size());
     std::vector<uint32_t> groups(d->workgroups, d->workgroups + 3);

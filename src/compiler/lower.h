@@ -38,6 +38,16 @@ void add_nn2_lowerings(LoweringTable &t);     // lower_nn2*.cpp: resampling, tra
 // Element type of a tensor in kernels; bf16 has no kernel type yet (error naming the op).
 Result<kir::ScalarType> scalar_type(const Op &op, DType t);
 
+// Rewrites `k` so that no binding covers more than the target's storage buffer range: a
+// binding of more bytes (sizes[j]) becomes several bindings over consecutive aligned ranges of
+// the same buffer (appended to `buffers` and to the kernel's buffers), and the kernel's loads
+// and stores of it go through the chunk holding each element. Returns the byte range of each
+// binding (split_bindings.cpp).
+Result<std::vector<ByteRange>> split_large_bindings(const Op &op, kir::Kernel &k,
+                                                    std::vector<int> &buffers,
+                                                    const std::vector<uint64_t> &sizes,
+                                                    const kir::TargetDesc &t);
+
 // Emission state shared by all lowerings.
 class LowerCtx {
 public:

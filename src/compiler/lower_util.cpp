@@ -89,16 +89,15 @@ void LowerCtx::bind_input(const Value *v, uint32_t index) {
 
 Status LowerCtx::dispatch(const Op &op, Kernel k, std::vector<int> buffers,
                           std::array<uint32_t, 3> groups) {
+  std::vector<uint64_t> sizes;
   for (int b : buffers) {
     const Buffer &buf = prog_->buffers[static_cast<size_t>(b)];
     if (buf.size == 0)
       return Status::error(op.describe() + ": internal error: a kernel binds an empty tensor");
-    if (buf.size > target_->max_storage_buffer_range)
-      return Status::error(fmt::format(
-          "{}: a tensor of {} bytes exceeds the target's storage buffer range of {} bytes "
-          "(splitting large tensors is not implemented yet)",
-          op.describe(), buf.size, target_->max_storage_buffer_range));
+    sizes.push_back(buf.size);
   }
+  KILN_ASSIGN(std::vector<ByteRange> ranges,
+              split_large_bindings(op, k, buffers, sizes, *target_));
   k = simplify(k);
   if (opts_->verify_kernels) {
     Status s = verify(k);
@@ -129,6 +128,7 @@ Status LowerCtx::dispatch(const Op &op, Kernel k, std::vector<int> buffers,
   Dispatch d;
   d.executable = exe;
   d.buffers = std::move(buffers);
+  if (ranges.size() != sizes.size()) d.ranges = std::move(ranges); // some binding was split
   std::copy(groups.begin(), groups.end(), d.workgroups);
   prog_->commands.push_back(std::move(d));
   return Status::ok();

@@ -25,9 +25,18 @@ struct Buffer {
   Tensor data;          // a constant's value
 };
 
+// A byte range of a buffer.
+struct ByteRange {
+  uint64_t offset = 0, size = 0;
+};
+
 struct Dispatch {
   uint32_t executable = 0;
   std::vector<int> buffers; // bound at bindings 0..n-1 (ids into Program::buffers)
+  // The range of its buffer each binding covers (a tensor larger than the target's storage
+  // buffer range is bound as several consecutive ranges). Empty: every binding covers its
+  // whole buffer.
+  std::vector<ByteRange> ranges;
   std::vector<uint32_t> push_constants;
   uint32_t workgroups[3] = {1, 1, 1};
 };

@@ -309,8 +309,9 @@ Tensor random_tensor(const TensorType &t, std::mt19937 &rng) {
   return x;
 }
 
-Result<std::vector<Tensor>> run_on_vulkan(const Module &m, const std::vector<Tensor> &inputs) {
-  KILN_ASSIGN(auto bytes, compile_to_artifact(m, *kir::find_target("vulkan-lavapipe"), {}));
+Result<std::vector<Tensor>> run_on_vulkan(const Module &m, const std::vector<Tensor> &inputs,
+                                          const kir::TargetDesc &target) {
+  KILN_ASSIGN(auto bytes, compile_to_artifact(m, target, {}));
   kiln_module *mod = nullptr;
   auto check = [](kiln_status s) -> Status {
     if (!s) return Status::ok();
@@ -336,7 +337,8 @@ Result<std::vector<Tensor>> run_on_vulkan(const Module &m, const std::vector<Ten
 
 // Runs `m` on Vulkan and on the reference executor with the given (or seeded random) inputs.
 void expect_matches_reference(const Module &m, std::vector<Tensor> inputs = {},
-                              double rtol = 1e-4, double atol = 1e-5) {
+                              double rtol = 1e-4, double atol = 1e-5,
+                              const kir::TargetDesc &target = lavapipe()) {
   if (!vulkan_device()) GTEST_SKIP() << "no Vulkan device";
   std::mt19937 rng(7);
   const Graph &g = m.main()->body;
@@ -344,7 +346,7 @@ void expect_matches_reference(const Module &m, std::vector<Tensor> inputs = {},
     inputs.push_back(random_tensor(g.params[i]->type, rng));
   auto ref = execute(*m.main(), inputs);
   ASSERT_TRUE(ref.is_ok()) << ref.status().message();
-  auto got = run_on_vulkan(m, inputs);
+  auto got = run_on_vulkan(m, inputs, target);
   ASSERT_TRUE(got.is_ok()) << got.status().message();
   ASSERT_EQ(ref->size(), got->size());
   for (size_t k = 0; k < ref->size(); ++k) {
@@ -490,6 +492,44 @@ TEST(CompilerE2E, ReductionsAndNormalisation) {
   outs.push_back(t.op("kiln.batch_norm", {x, c3, c3, c3, var}, {{"epsilon", 1e-5}}));
   t.g->results = outs;
   expect_matches_reference(t.m);
+}
+
+// Tensors larger than the storage buffer range are bound as several ranges of one buffer;
+// a tiny range splits every tensor here into 2 to 4 chunks (loads, stores, constants,
+// 1-, 4- and 8-byte elements, indirect indices).
+TEST(CompilerE2E, LargeTensorsSplitIntoSeveralBindings) {
+  kir::TargetDesc tiny = lavapipe();
+  tiny.max_storage_buffer_range = 4096;
+  TestModule t;
+  std::mt19937 rng(11);
+  Value *x = t.param(DType::f32, {8, 300}, "x");   // 9600 bytes: 3 chunks
+  Value *y = t.param(DType::f32, {300}, "y");
+  Value *ix = t.param(DType::i64, {700}, "ix");    // 5600 bytes: 2 chunks
+  Value *w = t.b.constant(random_tensor(TensorType{DType::f32, {300, 40}, true}, rng)); // 48000
+  Value *sum = t.op("kiln.add", {x, y});
+  Value *pos = t.op("kiln.greater", {sum, t.b.scalar_f(DType::f32, 0)}); // 2400 bools
+  Value *big = t.op("kiln.tile", {pos, t.b.i64s({2, 2})});              // 9600 bools: 3 chunks
+  Value *flat = t.op("kiln.reshape", {sum, t.b.i64s({2400})});
+  t.g->results = {sum, big, t.op("kiln.matmul", {x, w}),
+                  t.op("kiln.gather", {flat, ix}, {{"axis", int64_t(0)}}),
+                  t.op("kiln.cast", {ix}, {{"to", DType::f64}})};
+  Tensor idx(DType::i64, {700});
+  for (int64_t i = 0; i < 700; ++i) idx.set_i64(i, (i * 977) % 2400);
+  auto bytes = compile_to_artifact(t.m, tiny, {});
+  ASSERT_TRUE(bytes.is_ok()) << bytes.status().message();
+  const fb::Model *m = check_artifact(*bytes);
+  int split = 0;
+  for (const fb::CommandEntry *c : *m->commands())
+    if (const fb::Dispatch *d = c->command_as_Dispatch())
+      for (const fb::BufferRef *r : *d->bindings()) {
+        EXPECT_LE(r->size(), 4096u);
+        EXPECT_EQ(r->offset() % 64, 0u);
+        if (r->kind() != fb::BufferKind::transient) split += r->offset() > 0; // a later chunk
+      }
+  EXPECT_GT(split, 0);
+  std::mt19937 rng2(5);
+  expect_matches_reference(
+      t.m, {random_tensor(x->type, rng2), random_tensor(y->type, rng2), idx}, 1e-4, 1e-5, tiny);
 }
 
 TEST(CompilerE2E, Squeezenet) {
