@@ -27,6 +27,7 @@ const LoweringTable &lowerings() {
     add_seq_lowerings(t);
     add_index_lowerings(t);
     add_nn2_lowerings(t);
+    add_misc2_lowerings(t);
     return t;
   }();
   return table;

@@ -34,6 +34,7 @@ void add_reduce2_lowerings(LoweringTable &t); // lower_reduce2*.cpp: reductions,
 void add_seq_lowerings(LoweringTable &t);     // lower_seq*.cpp: attention, recurrent and sequence-model ops
 void add_index_lowerings(LoweringTable &t);   // lower_index*.cpp: indexing, scatter/gather and data-movement ops
 void add_nn2_lowerings(LoweringTable &t);     // lower_nn2*.cpp: resampling, transposed/deformable conv, quantisation
+void add_misc2_lowerings(LoweringTable &t);   // lower_misc2.cpp: center_crop_pad
 
 // Element type of a tensor in kernels; bf16 has no kernel type yet (error naming the op).
 Result<kir::ScalarType> scalar_type(const Op &op, DType t);

@@ -22,6 +22,19 @@ const Pass *find_pass(std::string_view name);
 Status run_dce(Module &m);            // dce.cpp
 Status run_fold_constants(Module &m); // fold_constants.cpp
 
+// lower-control-flow (lower_control_flow.cpp): turns the control flow of `main` into
+// straight-line ops where that is exact, for the device compiler (the reference executor runs
+// control flow as it is). kiln.if with a constant condition becomes its taken branch; with a
+// device condition, both branches are inlined (they are side-effect free) and each result is
+// a kiln.where, provided the branches' results have identical static types. kiln.loop with a
+// constant trip count and/or initial condition whose body condition becomes a constant after
+// inlining and folding is unrolled (scan outputs stacked with kiln.unsqueeze + kiln.concat);
+// kiln.scan with static sequence lengths is unrolled with one kiln.gather per step. At most
+// 1024 iterations per op and 100k cloned ops in all; ops beyond that, or with a condition that
+// depends on data, stay (the compiler then reports them). Run by specialize_inputs, which
+// makes trip counts and conditions constants first; it is not part of the cpu-ref path.
+Status run_lower_control_flow(Module &m);
+
 // Specialises `main` for concrete input values (specialize.cpp): parameter types become the
 // inputs' types, and where a parameter's VALUE decides a result shape (Reshape's shape,
 // Expand's shape, Slice's starts, ...) that use is replaced by a constant of the value, so
@@ -29,7 +42,10 @@ Status run_fold_constants(Module &m); // fold_constants.cpp
 // parameter, and a use is only replaced if the op keeps a non-constant operand (so the device
 // still computes it: NonZero on an input stays dynamic rather than being folded). Then types
 // are re-inferred and constants folded. The result is valid for inputs with these shapes and
-// these shape-operand values only (a JIT specialisation).
+// these shape-operand values only (a JIT specialisation). Control flow is then lowered
+// (run_lower_control_flow): a kiln.loop's trip count and initial condition count as shape
+// operands (they decide the number of iterations), and once control flow is inlined the
+// substitution runs again on the ops it brought in.
 Status specialize_inputs(Module &m, const std::vector<Tensor> &inputs);
 
 } // namespace kiln

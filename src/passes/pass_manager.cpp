@@ -6,6 +6,8 @@ const std::vector<Pass> &all_passes() {
   static const std::vector<Pass> passes = {
       {"dce", "removes ops whose results are unused and that have no side effects", run_dce},
       {"fold-constants", "evaluates pure ops whose operands are all constants", run_fold_constants},
+      {"lower-control-flow", "turns if/loop/scan into straight-line ops where that is exact",
+       run_lower_control_flow},
   };
   return passes;
 }

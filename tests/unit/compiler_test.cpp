@@ -222,14 +222,17 @@ TEST(Compiler, TransformerStyleOps) {
 
 TEST(Compiler, UnsupportedOpIsAClearError) {
   TestModule t;
-  Value *x = t.param(DType::f32, {4}, "x");
-  t.b.set_loc("my_crop");
-  Value *c = t.op("kiln.center_crop_pad", {x, t.b.i64s({2})});
+  Value *rate = t.param(DType::i64, {}, "rate");
+  Value *lo = t.param(DType::f32, {}, "lo");
+  Value *hi = t.param(DType::f32, {}, "hi");
+  t.b.set_loc("my_mel");
+  Value *c = t.op("kiln.mel_weight_matrix",
+                  {t.b.scalar_i(DType::i64, 8), t.b.scalar_i(DType::i64, 16), rate, lo, hi});
   t.g->results = {c};
   auto r = compile_to_artifact(t.m, lavapipe(), {});
   ASSERT_FALSE(r.is_ok());
-  EXPECT_NE(r.status().message().find("kiln.center_crop_pad"), std::string::npos) << r.status().message();
-  EXPECT_NE(r.status().message().find("my_crop"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("kiln.mel_weight_matrix"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("my_mel"), std::string::npos) << r.status().message();
   EXPECT_NE(r.status().message().find("no Vulkan lowering"), std::string::npos);
 }
 
