@@ -39,4 +39,12 @@ def bench(name, model, x):
 x = torch.randn(1, 3, 224, 224, device="cuda")
 bench("squeezenet1_1", torchvision.models.squeezenet1_1(), x)
 bench("mobilenet_v2", torchvision.models.mobilenet_v2(), x)
+from transformers import BertConfig, BertModel
+cfg = BertConfig(hidden_size=128, num_hidden_layers=2, num_attention_heads=2, intermediate_size=512)
+ids = torch.randint(0, cfg.vocab_size, (1, 32), device="cuda")
+mask = torch.ones(1, 32, dtype=torch.long, device="cuda")
+class Bert(torch.nn.Module):
+    def __init__(self): super().__init__(); self.m = BertModel(cfg)
+    def forward(self, _): return self.m(input_ids=ids, attention_mask=mask).last_hidden_state
+bench("bert_tiny (2 layers, hidden 128, seq 32)", Bert(), None)
 PY
