@@ -63,6 +63,10 @@ public:
   bool has_buffer(const Value *v) const { return buf_of_.count(v) != 0; }
   // Gives `v` a new transient buffer of its size.
   int define(const Value *v);
+  // A new constant buffer holding `t` (e.g. a table computed on the host), or a new transient
+  // scratch buffer of `bytes` bytes, neither tied to a graph value.
+  int new_constant(Tensor t);
+  int new_scratch(uint64_t bytes);
   // `result` shares the buffer of `operand` (same bytes, another shape).
   void alias(const Value *result, const Value *operand);
   void bind_input(const Value *v, uint32_t index);
@@ -107,6 +111,15 @@ private:
   std::vector<int> bufs_;
   int next_var_ = 0;
 };
+
+// Sets `k`'s body to `body(i)` for every i in [0, count) (i is the i32 variable `index_name`;
+// one invocation each, the grid split into y above 65535 workgroups) and dispatches it binding
+// `buffers`. `body` may still bind buffers (add to `k` and `buffers`): both are taken (moved
+// from) only after it ran. No dispatch when count is 0; counts beyond the 32-bit index range
+// are an error.
+Status dispatch_flat(LowerCtx &c, const Op &op, kir::Kernel &k, std::vector<int> &buffers,
+                     int64_t count, const std::string &index_name,
+                     const std::function<Result<kir::Stmt>(kir::Expr)> &body);
 
 // Row-major coordinates of flat index `i` in `shape` (i32 Exprs; size-1 dims give 0).
 std::vector<kir::Expr> unflatten(const kir::Expr &i, const Shape &shape);

@@ -32,33 +32,13 @@ public:
   }
   Result<BufferVar> table(Tensor t) {
     KILN_ASSIGN(ScalarType st, scalar_type(op_, t.dtype()));
-    Program &p = c_.program();
-    Buffer b;
-    b.kind = BufKind::constant;
-    for (const Buffer &q : p.buffers) b.index += q.kind == BufKind::constant;
-    b.size = t.nbytes();
-    b.data = std::move(t);
-    p.buffers.push_back(std::move(b));
-    return add(static_cast<int>(p.buffers.size()) - 1, st, true);
+    return add(c_.new_constant(std::move(t)), st, true);
   }
   std::string fresh(const std::string &prefix) { return fmt::format("{}{}", prefix, next_++); }
 
   // As GridKernel::finish.
   Status finish(int64_t count, const std::function<Result<Stmt>(Expr)> &body) {
-    if (count == 0) return Status::ok();
-    if (count > std::numeric_limits<int32_t>::max())
-      return Status::error(op_.describe() + ": too many elements for 32-bit kernel indices");
-    const uint32_t wg = c_.workgroup_size();
-    const uint64_t groups = (static_cast<uint64_t>(count) + wg - 1) / wg;
-    const uint64_t gy = (groups + 65534) / 65535, gx = (groups + gy - 1) / gy;
-    k_.workgroup_size[0] = wg;
-    Expr gid = global_id(0);
-    if (gy > 1) gid = gid + global_id(1) * imm_u32(static_cast<uint32_t>(gx * wg));
-    Expr i = var(fresh("i"), ScalarType::i32);
-    KILN_ASSIGN(Stmt s, body(i));
-    k_.body = let(i, cast(ScalarType::i32, gid), if_then(i < count, s));
-    return c_.dispatch(op_, std::move(k_), std::move(bufs_),
-                       {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1});
+    return dispatch_flat(c_, op_, k_, bufs_, count, fresh("i"), body);
   }
 
 private:

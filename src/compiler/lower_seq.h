@@ -13,8 +13,6 @@ namespace kiln::compiler::seq {
 
 // A new transient buffer of `count` elements of `t`, not tied to a graph value.
 int new_scratch(LowerCtx &c, kir::ScalarType t, int64_t count);
-// A new constant buffer holding `t` (bound with SeqKernel::bind).
-int new_constant(LowerCtx &c, Tensor t);
 
 class SeqKernel {
 public:

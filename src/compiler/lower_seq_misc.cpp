@@ -281,7 +281,7 @@ int twiddles(LowerCtx &c, int64_t n, double sign, ScalarType f) {
     tw.set_f64(q, std::cos(ang));
     tw.set_f64(n + q, sign * std::sin(ang));
   }
-  return new_constant(c, std::move(tw));
+  return c.new_constant(std::move(tw));
 }
 
 // One invocation per output value (real or imaginary part): a direct sum over the signal

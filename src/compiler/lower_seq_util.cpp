@@ -10,24 +10,7 @@ namespace kiln::compiler::seq {
 using namespace kir;
 
 int new_scratch(LowerCtx &c, ScalarType t, int64_t count) {
-  Buffer b;
-  b.kind = BufKind::transient;
-  b.size = static_cast<uint64_t>(count) * static_cast<uint64_t>(storage_bytes(t));
-  c.program().buffers.push_back(std::move(b));
-  return static_cast<int>(c.program().buffers.size()) - 1;
-}
-
-int new_constant(LowerCtx &c, Tensor t) {
-  Buffer b;
-  b.kind = BufKind::constant;
-  uint32_t n = 0;
-  for (const Buffer &q : c.program().buffers)
-    n += q.kind == BufKind::constant;
-  b.index = n;
-  b.size = t.nbytes();
-  b.data = std::move(t);
-  c.program().buffers.push_back(std::move(b));
-  return static_cast<int>(c.program().buffers.size()) - 1;
+  return c.new_scratch(static_cast<uint64_t>(count) * static_cast<uint64_t>(storage_bytes(t)));
 }
 
 SeqKernel::SeqKernel(LowerCtx &c, const Op &op, std::string name) : c_(c), op_(op) {
@@ -62,25 +45,8 @@ Expr SeqKernel::fresh(const std::string &prefix, ScalarType t) {
 }
 
 Status SeqKernel::grid(int64_t count, const std::function<Result<Stmt>(Expr)> &body) {
-  if (count == 0)
-    return Status::ok();
-  if (count > std::numeric_limits<int32_t>::max())
-    return Status::error(fmt::format("{}: {} elements exceed the 32-bit index range of kernels",
-                                     op_.describe(), count));
-  const uint32_t wg = c_.workgroup_size();
-  const uint64_t groups = (static_cast<uint64_t>(count) + wg - 1) / wg;
-  const uint64_t gy = (groups + 65534) / 65535;
-  const uint64_t gx = (groups + gy - 1) / gy;
-  k_.workgroup_size[0] = wg;
-  k_.workgroup_size[1] = k_.workgroup_size[2] = 1;
-  Expr gid = global_id(0);
-  if (gy > 1)
-    gid = gid + global_id(1) * imm_u32(static_cast<uint32_t>(gx * wg));
-  Expr i = fresh("i", ScalarType::i32);
-  KILN_ASSIGN(Stmt s, body(i));
-  k_.body = let(i, cast(ScalarType::i32, gid), if_then(i < count, s));
-  return c_.dispatch(op_, std::move(k_), std::move(bufs_),
-                     {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1});
+  return dispatch_flat(c_, op_, k_, bufs_, count,
+                       fmt::format("i{}", next_var_++), body);
 }
 
 Status SeqKernel::per_group(int64_t items, const std::function<Result<Stmt>(Expr, Expr)> &body) {

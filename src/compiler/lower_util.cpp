@@ -51,17 +51,27 @@ int LowerCtx::buffer_of(const Value *v) {
   if (it != buf_of_.end()) return it->second;
   const Tensor *t = Builder::constant_value(v);
   KILN_ASSERT(t != nullptr, "value used before its lowering defined a buffer");
-  Buffer b;
-  b.kind = BufKind::constant;
-  uint32_t n = 0;
-  for (const Buffer &q : prog_->buffers) n += q.kind == BufKind::constant;
-  b.index = n;
-  b.size = t->nbytes();
-  b.data = *t;
-  prog_->buffers.push_back(std::move(b));
-  const int id = static_cast<int>(prog_->buffers.size()) - 1;
+  const int id = new_constant(*t);
   buf_of_[v] = id;
   return id;
+}
+
+int LowerCtx::new_constant(Tensor t) {
+  Buffer b;
+  b.kind = BufKind::constant;
+  for (const Buffer &q : prog_->buffers) b.index += q.kind == BufKind::constant;
+  b.size = t.nbytes();
+  b.data = std::move(t);
+  prog_->buffers.push_back(std::move(b));
+  return static_cast<int>(prog_->buffers.size()) - 1;
+}
+
+int LowerCtx::new_scratch(uint64_t bytes) {
+  Buffer b;
+  b.kind = BufKind::transient;
+  b.size = bytes;
+  prog_->buffers.push_back(std::move(b));
+  return static_cast<int>(prog_->buffers.size()) - 1;
 }
 
 int LowerCtx::define(const Value *v) {
@@ -158,23 +168,30 @@ std::string GridKernel::fresh(const std::string &prefix) {
 }
 
 Status GridKernel::finish(int64_t count, const std::function<Result<Stmt>(Expr)> &body) {
+  return dispatch_flat(c_, op_, k_, bufs_, count, fresh("i"), body);
+}
+
+Status dispatch_flat(LowerCtx &c, const Op &op, Kernel &k, std::vector<int> &buffers,
+                     int64_t count,
+                     const std::string &index_name,
+                     const std::function<Result<Stmt>(Expr)> &body) {
   if (count == 0) return Status::ok();
   if (count > std::numeric_limits<int32_t>::max())
     return Status::error(fmt::format("{}: {} elements exceed the 32-bit index range of kernels",
-                                     op_.describe(), count));
-  const uint32_t wg = c_.workgroup_size();
+                                     op.describe(), count));
+  const uint32_t wg = c.workgroup_size();
   const uint64_t groups = (static_cast<uint64_t>(count) + wg - 1) / wg;
   const uint64_t gy = (groups + 65534) / 65535;
   const uint64_t gx = (groups + gy - 1) / gy;
-  k_.workgroup_size[0] = wg;
-  k_.workgroup_size[1] = k_.workgroup_size[2] = 1;
+  k.workgroup_size[0] = wg;
+  k.workgroup_size[1] = k.workgroup_size[2] = 1;
   Expr gid = global_id(0);
   if (gy > 1) gid = gid + global_id(1) * imm_u32(static_cast<uint32_t>(gx * wg));
-  Expr i = var(fresh("i"), ScalarType::i32);
+  Expr i = var(index_name, ScalarType::i32);
   KILN_ASSIGN(Stmt s, body(i));
-  k_.body = let(i, cast(ScalarType::i32, gid), if_then(i < count, s));
-  return c_.dispatch(op_, std::move(k_), std::move(bufs_),
-                     {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1});
+  k.body = let(i, cast(ScalarType::i32, gid), if_then(i < count, s));
+  return c.dispatch(op, std::move(k), std::move(buffers),
+                    {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1});
 }
 
 // ---- index helpers -----------------------------------------------------------------------------
