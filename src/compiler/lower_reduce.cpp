@@ -92,10 +92,15 @@ Status lower_reduce(LowerCtx &c, const Op &op) {
       body.push_back(loop([&](Expr x) { return acc + x; }));
     } else if (kind == "prod") {
       body.push_back(loop([&](Expr x) { return acc * x; }));
-    } else if (kind == "max") {
-      body.push_back(loop([&](Expr x) { return select(x > acc, x, acc); }));
-    } else if (kind == "min") {
-      body.push_back(loop([&](Expr x) { return select(x < acc, x, acc); }));
+    } else if (kind == "max" || kind == "min") {
+      // As the reference: a NaN anywhere makes the result NaN (a NaN accumulator never
+      // compares greater or less, so it stays).
+      const bool is_max = kind == "max";
+      body.push_back(loop([&](Expr x) {
+        Expr better = is_max ? x > acc : x < acc;
+        if (is_float(xv->type.dtype)) better = better || call(Intrinsic::isnan, {x});
+        return select(better, x, acc);
+      }));
     } else if (kind == "l1") {
       body.push_back(loop([&](Expr x) {
         if (is_float(at)) return acc + call(Intrinsic::abs, {x});

@@ -497,6 +497,19 @@ TEST(CompilerE2E, ReductionsAndNormalisation) {
   expect_matches_reference(t.m);
 }
 
+// Max and min reductions propagate NaN like the reference (a NaN in a row makes it NaN).
+TEST(CompilerE2E, MaxMinReductionsPropagateNaN) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {2, 3}, "x");
+  std::vector<Value *> outs;
+  for (const char *k : {"max", "min"})
+    outs.push_back(t.op("kiln.reduce", {x, t.b.i64s({1})},
+                        {{"kind", std::string(k)}, {"keepdims", int64_t(0)}}));
+  t.g->results = outs;
+  Tensor in = Tensor::from_f32s({1.0f, NAN, 3.0f, 4.0f, 5.0f, 6.0f}, {2, 3});
+  expect_matches_reference(t.m, {in});
+}
+
 // Tensors larger than the storage buffer range are bound as several ranges of one buffer;
 // a tiny range splits every tensor here into 2 to 4 chunks (loads, stores, constants,
 // 1-, 4- and 8-byte elements, indirect indices).
