@@ -4,6 +4,7 @@
 
 #include "ir/graph.h"
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,30 @@ const Pass *find_pass(std::string_view name);
 
 Status run_dce(Module &m);            // dce.cpp
 Status run_fold_constants(Module &m); // fold_constants.cpp
+Status run_canonicalize(Module &m);   // canonicalize.cpp
+Status run_cse(Module &m);            // cse.cpp
+
+// What run_pipeline does around each pass (pipeline.cpp).
+struct PassTiming {
+  std::string pass;
+  double seconds = 0;
+};
+struct PassInstrumentation {
+  std::ostream *ir_out = nullptr;       // where printed IR goes (nothing is printed without it)
+  bool print_after_all = false;         // print the module after every pass
+  std::vector<std::string> print_after; // ... or after these passes
+  bool verify_each = true;              // verify_function on every function after each pass
+  std::vector<PassTiming> *timings = nullptr; // if set, one entry per pass run is appended
+};
+
+// The compile-time graph pipeline: fold-constants, canonicalize, cse, dce.
+const std::vector<std::string> &default_pipeline();
+// Runs the named passes in order with the instrumentation. An unknown name (in `passes` or in
+// print_after) is an error before any pass runs; a failed verification names the pass after
+// which it failed.
+Status run_pipeline(Module &m, const std::vector<std::string> &passes,
+                    const PassInstrumentation &pi = {});
+Status run_pipeline(Module &m, const PassInstrumentation &pi = {}); // default_pipeline()
 
 // lower-control-flow (lower_control_flow.cpp): turns the control flow of `main` into
 // straight-line ops where that is exact, for the device compiler (the reference executor runs

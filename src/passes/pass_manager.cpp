@@ -4,6 +4,9 @@ namespace kiln {
 
 const std::vector<Pass> &all_passes() {
   static const std::vector<Pass> passes = {
+      {"canonicalize", "removes identity casts/reshapes/transposes and collapses their chains",
+       run_canonicalize},
+      {"cse", "merges identical pure ops and constants with identical bytes", run_cse},
       {"dce", "removes ops whose results are unused and that have no side effects", run_dce},
       {"fold-constants", "evaluates pure ops whose operands are all constants", run_fold_constants},
       {"lower-control-flow", "turns if/loop/scan into straight-line ops where that is exact",
