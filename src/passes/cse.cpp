@@ -82,7 +82,8 @@ void cse_graph(Graph &g) {
       seen.emplace(h, op.get());
       continue;
     }
-    for (size_t i = 0; i < op->results.size(); ++i) g.replace_uses(op->results[i], match->results[i]);
+    for (size_t i = 0; i < op->results.size(); ++i)
+      g.replace_uses(op->results[i], match->results[i]);
     erased.insert(op.get());
   }
   if (erased.empty()) return;

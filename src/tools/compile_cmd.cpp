@@ -13,6 +13,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -22,14 +23,53 @@ namespace {
 
 struct CompileArgs {
   std::string model, out, target = "vulkan", stats;
+  bool print_ir_after_all = false, time_passes = false;
+  std::vector<std::string> print_ir_after;
 };
+
+// Results of the pure layout ops the compiler aliases to their operand's buffer (no storage).
+bool is_alias_op(std::string_view name) {
+  return name == "kiln.reshape" || name == "kiln.squeeze" || name == "kiln.unsqueeze" ||
+         name == "kiln.flatten";
+}
+
+// Bytes of every transient tensor, each in its own buffer: the results of all ops except
+// constants and aliasing layout ops (parameters are inputs, not op results). What an arena
+// without any reuse would need; arena_bytes is to be compared with it.
+uint64_t naive_transient_bytes(const Graph &g) {
+  uint64_t total = 0;
+  for (const auto &op : g.ops) {
+    for (const auto &r : op->regions) total += naive_transient_bytes(*r);
+    if (op->name() == "kiln.constant" || is_alias_op(op->name())) continue;
+    for (const Value *v : op->results)
+      if (v->type.is_static())
+        total += static_cast<uint64_t>(shape_numel(v->type.dims)) * dtype_size(v->type.dtype);
+  }
+  return total;
+}
+
+void print_pass_times(const std::vector<PassTiming> &times) {
+  double total = 0;
+  fmt::print(stderr, "{:<20} {:>10}\n", "pass", "seconds");
+  for (const auto &t : times) {
+    fmt::print(stderr, "{:<20} {:>10.4f}\n", t.pass, t.seconds);
+    total += t.seconds;
+  }
+  fmt::print(stderr, "{:<20} {:>10.4f}\n", "total", total);
+}
 
 Status compile(const CompileArgs &a) {
   auto start = std::chrono::steady_clock::now();
   const kir::TargetDesc *t = kir::find_target(a.target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", a.target));
   KILN_ASSIGN(auto module, onnx_fe::import_file(a.model));
-  KILN_TRY(run_fold_constants(*module));
+  std::vector<PassTiming> times;
+  PassInstrumentation pi{.ir_out = &std::cerr,
+                         .print_after_all = a.print_ir_after_all,
+                         .print_after = a.print_ir_after,
+                         .timings = &times};
+  KILN_TRY(run_pipeline(*module, pi));
+  if (a.time_passes) print_pass_times(times);
   CompileStats stats;
   KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, CompileOptions{}, &stats));
   std::ofstream f(a.out, std::ios::binary);
@@ -45,7 +85,8 @@ Status compile(const CompileArgs &a) {
     nlohmann::json j = {{"dispatches", stats.dispatches},      {"copies", stats.copies},
                         {"executables", stats.executables},    {"arena_bytes", stats.arena_bytes},
                         {"constant_bytes", stats.constant_bytes}, {"compile_seconds", secs},
-                        {"artifact_bytes", bytes.size()}};
+                        {"artifact_bytes", bytes.size()},
+                        {"naive_transient_bytes", naive_transient_bytes(module->main()->body)}};
     std::ofstream(a.stats) << j.dump(1) << "\n";
   }
   return Status::ok();
@@ -155,6 +196,14 @@ void add_compile_commands(CLI::App &app) {
   cmd->add_option("-o,--output", c->out, "artifact to write (.kiln)")->required();
   cmd->add_option("--target", c->target, "vulkan, vulkan-lavapipe or vulkan-nvidia");
   cmd->add_option("--stats", c->stats, "write compile statistics as JSON");
+  std::string names;
+  for (const auto &n : default_pipeline()) names += (names.empty() ? "" : ", ") + n;
+  cmd->add_flag("--print-ir-after-all", c->print_ir_after_all,
+                "print the IR to stderr after every graph pass (" + names + ")");
+  cmd->add_option("--print-ir-after", c->print_ir_after,
+                  "print the IR to stderr after the named pass (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--time-passes", c->time_passes, "print a table of seconds per pass to stderr");
   cmd->callback([c] { fail_on(compile(*c)); });
 
   auto *dev = app.add_subcommand("devices", "List devices and the capabilities kiln uses");

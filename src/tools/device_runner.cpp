@@ -38,7 +38,7 @@ std::string target_for(const kiln_device_info &info) {
 Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target) {
   const kir::TargetDesc *t = kir::find_target(target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", target));
-  KILN_TRY(run_fold_constants(m));
+  KILN_TRY(run_pipeline(m));
   return compile_to_artifact(m, *t, CompileOptions{});
 }
 
