@@ -73,9 +73,12 @@ Status lower_op(LowerCtx &c, const Op &op, const std::unordered_set<const Value 
   auto it = lowerings().find(name);
   if (it == lowerings().end()) return unsupported(op, name);
   KILN_TRY(it->second(c, op));
-  for (size_t i = 0; i < op.results.size(); ++i)
-    if (used.count(op.results[i]) && !c.has_buffer(op.results[i]))
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    const Value *r = op.results[i];
+    if (const Epilogue *e = c.epilogue(r)) r = e->result(); // the root itself has no buffer
+    if (used.count(r) && !c.has_buffer(r))
       return unsupported(op, fmt::format("result {} of {}", i, name));
+  }
   return Status::ok();
 }
 
@@ -129,9 +132,10 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
   }
   std::unordered_set<const Value *> used;
   const auto live = live_ops(g, used);
+  c.set_fusion(plan_fusion(g, live));
   int aliased = 0;
   for (const auto &op : g.ops) {
-    if (!live.count(op.get())) continue;
+    if (!live.count(op.get()) || c.absorbed(op.get())) continue;
     const size_t before = p.commands.size();
     KILN_TRY(lower_op(c, *op, used));
     aliased += p.commands.size() == before && op->name() != "kiln.constant";

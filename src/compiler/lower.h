@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace kiln::compiler {
 
@@ -49,6 +50,37 @@ Result<std::vector<ByteRange>> split_large_bindings(const Op &op, kir::Kernel &k
                                                     const std::vector<uint64_t> &sizes,
                                                     const kir::TargetDesc &t);
 
+// An epilogue fused into the kernel of the op producing `root`: the ops of `chain` (elementwise
+// ops, each using the previous value exactly once, the first using `root`) are applied in
+// registers to every element the producer computes, and only the last value is stored. When
+// `concat` is set, that value is the operand of kiln.concat `concat` starting at `offset` along
+// `axis`, and is stored in place in the concat's result. The intermediate values (root
+// included) get no buffer.
+struct Epilogue {
+  const Value *root = nullptr;
+  std::vector<const Op *> chain;
+  const Op *concat = nullptr;
+  int64_t axis = 0, offset = 0;
+  const Value *last() const { return chain.empty() ? root : chain.back()->results[0]; }
+  const Value *result() const { return concat ? concat->results[0] : last(); }
+};
+
+// Groups the live ops of `g` into fusion groups: for every producer (conv, matmul, gemm, an
+// elementwise or a data-movement op storing one element per invocation) the longest chain of
+// elementwise ops it can absorb; then every kiln.concat whose operands all come from such
+// kernels (and are used only by it) is absorbed into them (fusion.cpp). Absorbed ops are not
+// lowered on their own.
+struct FusionPlan {
+  std::unordered_map<const Value *, Epilogue> epilogue_of; // keyed by root
+  std::unordered_set<const Op *> absorbed;
+};
+FusionPlan plan_fusion(const Graph &g, const std::unordered_set<const Op *> &live);
+
+// Elementwise ops that can be an epilogue step, and the expression of one such op applied to
+// its operands' element values (lower_elementwise.cpp).
+bool is_epilogue_op(const Op &op);
+Result<kir::Expr> elementwise_expr(const Op &op, const std::vector<kir::Expr> &operands);
+
 // Emission state shared by all lowerings.
 class LowerCtx {
 public:
@@ -70,6 +102,14 @@ public:
   // `result` shares the buffer of `operand` (same bytes, another shape).
   void alias(const Value *result, const Value *operand);
   void bind_input(const Value *v, uint32_t index);
+  // The fusion plan of the graph being lowered; the epilogue fused into the kernel computing
+  // `v` (nullptr if none); whether `op` is absorbed into another op's kernel (not lowered).
+  void set_fusion(FusionPlan plan) { fusion_ = std::move(plan); }
+  const Epilogue *epilogue(const Value *v) const {
+    auto it = fusion_.epilogue_of.find(v);
+    return it == fusion_.epilogue_of.end() ? nullptr : &it->second;
+  }
+  bool absorbed(const Op *op) const { return fusion_.absorbed.count(op) != 0; }
 
   // Verifies and simplifies `k`, emits SPIR-V (dedup of identical modules) and appends a
   // Dispatch of `groups` workgroups binding `buffers` in order.
@@ -85,6 +125,7 @@ private:
   std::unordered_map<const Value *, int> buf_of_;
   std::map<std::vector<uint32_t>, uint32_t> exe_of_spirv_;
   int kernels_emitted_ = 0;
+  FusionPlan fusion_;
 };
 
 // A kernel with one invocation per element of a flat index space [0, count): bind operands
@@ -93,9 +134,14 @@ class GridKernel {
 public:
   GridKernel(LowerCtx &c, const Op &op, std::string name);
 
-  // Binds a value as a read-only (input) or write-only (result) buffer.
+  // Binds a value as a read-only (input) or write-only (result) buffer. A result with a fused
+  // epilogue binds the epilogue's result (and its other operands) instead: store its elements
+  // with store(), which applies the epilogue.
   Result<kir::BufferVar> in(const Value *v);
   Result<kir::BufferVar> out(const Value *v);
+  // Stores element `i` (flat index in the shape of the value bound by out()) of value `v`
+  // (of that value's element type) to result `o`, through the value's epilogue if any.
+  Result<kir::Stmt> store(const kir::BufferVar &o, const kir::Expr &i, kir::Expr v);
   // A fresh variable name with `prefix`.
   std::string fresh(const std::string &prefix);
   kir::Kernel &kernel() { return k_; }
@@ -104,7 +150,14 @@ public:
   Status finish(int64_t count, const std::function<Result<kir::Stmt>(kir::Expr)> &body);
 
 private:
-  Result<kir::BufferVar> bind(const Value *v, bool write);
+  // A result binding defines `v`'s buffer, unless `reuse` (it already has one).
+  Result<kir::BufferVar> bind(const Value *v, bool write, bool reuse = false);
+  struct BoundEpilogue {
+    const Epilogue *e;
+    Shape shape;                                       // of the root (and every chain value)
+    std::vector<std::vector<kir::BufferVar>> operands; // per step, per operand (-1: chain value)
+  };
+  std::map<int, BoundEpilogue> epi_; // by result binding index
   LowerCtx &c_;
   const Op &op_;
   kir::Kernel k_;

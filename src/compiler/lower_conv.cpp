@@ -77,8 +77,8 @@ Status lower_conv(LowerCtx &c, const Op &op) {
         return inside.defined() ? if_then(inside, upd) : upd;
       }));
       Expr init = B.index >= 0 ? cast(at, load(B, m)) : make_const(at, 0);
-      return block({declare_var(acc, init), for_loop(ci, i32(0), i32(Cg), win),
-                    store(Y, i, cast(Y.elem, acc))});
+      KILN_ASSIGN(Stmt st, g.store(Y, i, cast(Y.elem, acc)));
+      return block({declare_var(acc, init), for_loop(ci, i32(0), i32(Cg), win), st});
     });
   });
 }

@@ -122,15 +122,26 @@ const UnaryDef kUnary[] = {
 };
 #undef KILN_INTRINSIC
 
-Status lower_unary(LowerCtx &c, const Op &op, const UnaryDef &d) {
+const UnaryDef *find_unary(std::string_view name) {
+  for (const UnaryDef &d : kUnary)
+    if (name == d.name) return &d;
+  return nullptr;
+}
+
+// The expression of unary op `op` (defined by `d`) applied to element value x.
+Result<Expr> unary_expr(const Op &op, const UnaryDef &d, const Expr &x) {
   const DType dt = op.operands[0]->type.dtype;
   if (d.floats_only && !is_float(dt))
     return unsupported(op, fmt::format("{} on {}", op.name(), dtype_name(dt)));
   Params p = d.dflt;
   for (size_t i = 0; i < p.size(); ++i)
     if (d.params[i]) p[i] = op.attr_float(d.params[i], d.dflt[i]);
+  return d.f(x, p);
+}
+
+Status lower_unary(LowerCtx &c, const Op &op, const UnaryDef &d) {
   return lower_map(c, op, {op.operands[0]},
-                   [&](const std::vector<Expr> &x) -> Result<Expr> { return d.f(x[0], p); });
+                   [&](const std::vector<Expr> &x) { return unary_expr(op, d, x[0]); });
 }
 
 // ---- binary ------------------------------------------------------------------------------------
@@ -207,9 +218,7 @@ Status lower_binary(LowerCtx &c, const Op &op) {
 
 Status lower_where(LowerCtx &c, const Op &op) {
   return lower_map(c, op, {op.operands[0], op.operands[1], op.operands[2]},
-                   [](const std::vector<Expr> &x) -> Result<Expr> {
-                     return select(x[0], x[1], x[2]);
-                   });
+                   [&](const std::vector<Expr> &x) { return elementwise_expr(op, x); });
 }
 
 Status lower_cast(LowerCtx &c, const Op &op) {
@@ -225,7 +234,32 @@ Status lower_cast(LowerCtx &c, const Op &op) {
   });
 }
 
+bool is_binary(std::string_view name) {
+  for (const char *n : kBinary)
+    if (name == n) return true;
+  return false;
+}
+
 } // namespace
+
+bool is_epilogue_op(const Op &op) {
+  const std::string_view name = op.name();
+  if (name.substr(0, 5) != "kiln.") return false;
+  const std::string_view n = name.substr(5);
+  if (op.results.size() != 1) return false;
+  if (op.operands.size() == 1) return find_unary(n) != nullptr;
+  if (op.operands.size() == 3) return n == "where";
+  return op.operands.size() == 2 && is_binary(n);
+}
+
+Result<Expr> elementwise_expr(const Op &op, const std::vector<Expr> &operands) {
+  const std::string_view n = op.name().substr(5);
+  if (operands.size() == 1)
+    if (const UnaryDef *d = find_unary(n)) return unary_expr(op, *d, operands[0]);
+  if (operands.size() == 2 && is_binary(n)) return binary_expr(op, n, operands[0], operands[1]);
+  if (operands.size() == 3 && n == "where") return select(operands[0], operands[1], operands[2]);
+  return unsupported(op, std::string(op.name()) + " as a fused epilogue");
+}
 
 Status lower_map(LowerCtx &c, const Op &op, const std::vector<const Value *> &operands,
                  const MapFn &f) {
@@ -247,7 +281,7 @@ Status lower_map(LowerCtx &c, const Op &op, const std::vector<const Value *> &op
         xs.push_back(load(ins[k], is == os ? i : broadcast_index(cs, is)));
       }
       KILN_ASSIGN(Expr v, f(xs));
-      return store(o, i, v);
+      return g.store(o, i, v);
     };
     if (!broadcast) return body({});
     return let_all(g, "c", unflatten(i, os), body);

@@ -63,7 +63,8 @@ Status lower_matmul(LowerCtx &c, const Op &op) {
   return g.finish(shape_numel(ct.out), [&](Expr i) {
     return let_all(g, "c", unflatten(i, ct.out), [&](std::vector<Expr> cs) -> Result<Stmt> {
       auto [stmts, acc] = contract(g, ct, av, bv, cs);
-      stmts.push_back(store(ov, i, cast(ov.elem, acc)));
+      KILN_ASSIGN(Stmt st, g.store(ov, i, cast(ov.elem, acc)));
+      stmts.push_back(st);
       return block(stmts);
     });
   });
@@ -98,7 +99,8 @@ Status lower_gemm(LowerCtx &c, const Op &op) {
         Expr cval = cast(acc.type(), load(ccv, broadcast_index(cs, cv->type.dims)));
         y = y + (beta == 1.0 ? cval : cval * make_const(acc.type(), beta));
       }
-      stmts.push_back(store(ov, i, cast(ov.elem, y)));
+      KILN_ASSIGN(Stmt st, g.store(ov, i, cast(ov.elem, y)));
+      stmts.push_back(st);
       return block(stmts);
     });
   });

@@ -31,7 +31,7 @@ Status lower_copy_map(LowerCtx &c, const Op &op, const Value *src, const Value *
   return g.finish(shape_numel(os), [&](Expr i) {
     return let_all(g, "c", unflatten(i, os), [&](std::vector<Expr> cs) -> Result<Stmt> {
       KILN_ASSIGN(Expr idx, index(cs));
-      return store(Y, i, load(X, idx));
+      return g.store(Y, i, load(X, idx));
     });
   });
 }
@@ -195,7 +195,8 @@ Status lower_gather(LowerCtx &c, const Op &op) {
       std::vector<Expr> xc(cs.begin(), cs.begin() + axis);
       xc.push_back(k);
       xc.insert(xc.end(), cs.begin() + axis + static_cast<long>(ni), cs.end());
-      return let(k, clamped, store(Y, i, load(X, flatten(xc, xd))));
+      KILN_ASSIGN(Stmt st, g.store(Y, i, load(X, flatten(xc, xd))));
+      return let(k, clamped, st);
     });
   });
 }

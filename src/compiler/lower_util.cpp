@@ -150,9 +150,9 @@ GridKernel::GridKernel(LowerCtx &c, const Op &op, std::string name) : c_(c), op_
   k_.name = std::move(name);
 }
 
-Result<BufferVar> GridKernel::bind(const Value *v, bool write) {
+Result<BufferVar> GridKernel::bind(const Value *v, bool write, bool reuse) {
   KILN_ASSIGN(ScalarType t, scalar_type(op_, v->type.dtype));
-  const int id = write ? c_.define(v) : c_.buffer_of(v);
+  const int id = write && !reuse ? c_.define(v) : c_.buffer_of(v);
   if (!write)
     for (size_t i = 0; i < bufs_.size(); ++i)
       if (bufs_[i] == id && k_.buffers[i].readonly) return k_.buffer(static_cast<int>(i));
@@ -161,7 +161,62 @@ Result<BufferVar> GridKernel::bind(const Value *v, bool write) {
 }
 
 Result<BufferVar> GridKernel::in(const Value *v) { return bind(v, false); }
-Result<BufferVar> GridKernel::out(const Value *v) { return bind(v, true); }
+
+Result<BufferVar> GridKernel::out(const Value *v) {
+  const Epilogue *e = c_.epilogue(v);
+  if (!e) return bind(v, true);
+  // The producers of a concat's operands written in place share its result's buffer.
+  KILN_ASSIGN(BufferVar o, bind(e->result(), true, e->concat && c_.has_buffer(e->result())));
+  BoundEpilogue be{e, v->type.dims, {}};
+  const Value *chain_value = v;
+  for (const Op *step : e->chain) {
+    std::vector<BufferVar> ops;
+    for (const Value *x : step->operands) {
+      if (x == chain_value) {
+        ops.push_back(BufferVar{-1, o.elem});
+        continue;
+      }
+      KILN_ASSIGN(BufferVar b, bind(x, false));
+      ops.push_back(b);
+    }
+    be.operands.push_back(std::move(ops));
+    chain_value = step->results[0];
+  }
+  epi_.emplace(o.index, std::move(be));
+  KILN_ASSIGN(ScalarType root_type, scalar_type(op_, v->type.dtype));
+  return BufferVar{o.index, root_type}; // the producer stores values of the root's type
+}
+
+Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v) {
+  auto it = epi_.find(o.index);
+  if (it == epi_.end()) return kir::store(o, i, v);
+  const BoundEpilogue &be = it->second;
+  auto apply = [&](const std::vector<Expr> &cs) -> Result<Stmt> {
+    for (size_t s = 0; s < be.e->chain.size(); ++s) {
+      const Op &step = *be.e->chain[s];
+      std::vector<Expr> xs;
+      for (size_t j = 0; j < step.operands.size(); ++j) {
+        const BufferVar &b = be.operands[s][j];
+        if (b.index < 0) {
+          xs.push_back(v);
+          continue;
+        }
+        const Shape &xs_shape = step.operands[j]->type.dims;
+        xs.push_back(load(b, xs_shape == be.shape ? i : broadcast_index(cs, xs_shape)));
+      }
+      KILN_ASSIGN(v, elementwise_expr(step, xs));
+    }
+    if (!be.e->concat) return kir::store(k_.buffer(o.index), i, v);
+    std::vector<Expr> at = cs;
+    at[be.e->axis] = at[be.e->axis] + be.e->offset;
+    return kir::store(k_.buffer(o.index), flatten(at, be.e->result()->type.dims), v);
+  };
+  bool broadcast = be.e->concat != nullptr;
+  for (const Op *step : be.e->chain)
+    for (const Value *x : step->operands) broadcast = broadcast || x->type.dims != be.shape;
+  if (!broadcast) return apply({});
+  return let_all(*this, "e", unflatten(i, be.shape), apply);
+}
 
 std::string GridKernel::fresh(const std::string &prefix) {
   return fmt::format("{}{}", prefix, next_var_++);

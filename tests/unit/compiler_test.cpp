@@ -107,15 +107,15 @@ TEST(Compiler, AddReluWithBroadcast) {
   auto bytes = compile_ok(t.m);
   ASSERT_FALSE(bytes.empty());
   const fb::Model *m = check_artifact(bytes);
-  EXPECT_EQ(count_dispatches(m), 2);
-  EXPECT_EQ(m->arena_bytes(), 64u); // the 24-byte sum, aligned
+  EXPECT_EQ(count_dispatches(m), 1); // the relu is fused into the add's kernel
+  EXPECT_EQ(m->arena_bytes(), 0u);    // so the sum gets no buffer
   ASSERT_EQ(m->inputs()->size(), 2u);
   EXPECT_EQ(m->inputs()->Get(0)->name()->str(), "x");
   ASSERT_EQ(m->outputs()->size(), 1u);
-  // The relu writes the output buffer directly.
-  const fb::Dispatch *last = m->commands()->Get(1)->command_as_Dispatch();
+  // The fused kernel writes the output buffer directly.
+  const fb::Dispatch *last = m->commands()->Get(0)->command_as_Dispatch();
   ASSERT_NE(last, nullptr);
-  EXPECT_EQ(last->bindings()->Get(1)->kind(), fb::BufferKind::output);
+  EXPECT_EQ(last->bindings()->Get(2)->kind(), fb::BufferKind::output);
   EXPECT_EQ(m->target()->str(), "vulkan-lavapipe");
 }
 
@@ -154,7 +154,7 @@ TEST(Compiler, ConvPoolReshapeChain) {
   CompileStats st;
   auto bytes = compile_ok(t.m, &st);
   const fb::Model *m = check_artifact(bytes);
-  EXPECT_EQ(count_dispatches(m), 4); // conv, relu, max_pool, global_pool; reshape aliases
+  EXPECT_EQ(count_dispatches(m), 3); // conv+relu fused, max_pool, global_pool; reshape aliases
   EXPECT_EQ(st.aliased_ops, 1);
   EXPECT_EQ(m->outputs()->Get(0)->shape()->size(), 2u);
 }
@@ -162,13 +162,14 @@ TEST(Compiler, ConvPoolReshapeChain) {
 TEST(Compiler, ArenaReusesDeadBuffers) {
   TestModule t;
   Value *v = t.param(DType::f32, {1024}, "x");
-  for (int i = 0; i < 5; ++i) v = t.op(i % 2 ? "kiln.relu" : "kiln.neg", {v});
+  // Each value is used twice, so no elementwise op is fused into the previous one.
+  for (int i = 0; i < 5; ++i) v = t.op(i % 2 ? "kiln.add" : "kiln.mul", {v, v});
   t.g->results = {v};
   auto bytes = compile_ok(t.m);
   const fb::Model *m = check_artifact(bytes);
   EXPECT_EQ(count_dispatches(m), 5);
   EXPECT_EQ(m->arena_bytes(), 2u * 4096u); // ping-pong between two slots
-  EXPECT_LE(m->executables()->size(), 2u); // neg and relu, deduplicated
+  EXPECT_LE(m->executables()->size(), 2u); // mul and add, deduplicated
 }
 
 TEST(Compiler, OutputThatIsAnInputOrConstantIsCopied) {
@@ -513,6 +514,66 @@ TEST(CompilerE2E, MaxMinReductionsPropagateNaN) {
 // Tensors larger than the storage buffer range are bound as several ranges of one buffer;
 // a tiny range splits every tensor here into 2 to 4 chunks (loads, stores, constants,
 // 1-, 4- and 8-byte elements, indirect indices).
+// Elementwise epilogues are fused into their producer's kernel: one dispatch per chain, and
+// the same results as the reference.
+TEST(CompilerE2E, FusedEpilogues) {
+  {
+    TestModule t; // conv + bias add + relu
+    Value *x = t.param(DType::f32, {1, 3, 7, 6}, "x");
+    Value *w = t.param(DType::f32, {4, 3, 3, 3}, "w");
+    Value *bias = t.b.constant(Tensor::from_f32s({0.5f, -0.25f, 1.0f, -2.0f}, {4, 1, 1}));
+    Value *c = t.op("kiln.conv", {x, w}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+    t.g->results = {t.op("kiln.relu", {t.op("kiln.add", {c, bias})})};
+    CompileStats st;
+    check_artifact(compile_ok(t.m, &st));
+    EXPECT_EQ(st.dispatches, 1);
+    EXPECT_EQ(st.arena_bytes, 0u); // the conv's and the add's values get no buffer
+    expect_matches_reference(t.m);
+  }
+  {
+    TestModule t; // matmul + bias add + gelu-like chain + residual add of a computed value
+    Value *a = t.param(DType::f32, {2, 3, 8}, "a");
+    Value *b = t.param(DType::f32, {8, 8}, "b");
+    Value *bias = t.param(DType::f32, {8}, "bias");
+    Value *mm = t.op("kiln.add", {t.op("kiln.matmul", {a, b}), bias});
+    Value *g = t.op("kiln.mul", {t.op("kiln.tanh", {t.op("kiln.gelu", {mm})}),
+                                 t.b.scalar_f(DType::f32, 1.5)});
+    t.g->results = {t.op("kiln.add", {g, a})};
+    CompileStats st;
+    check_artifact(compile_ok(t.m, &st));
+    EXPECT_EQ(st.dispatches, 1);
+    expect_matches_reference(t.m);
+  }
+  {
+    TestModule t; // a value used twice, or a graph result, keeps its own kernel
+    Value *x = t.param(DType::f32, {4, 5}, "x");
+    Value *e = t.op("kiln.exp", {x});
+    Value *r = t.op("kiln.relu", {e});
+    Value *s = t.op("kiln.sigmoid", {t.op("kiln.neg", {r})});
+    Value *y = t.op("kiln.mul", {s, t.op("kiln.abs", {x})}); // abs is computed after neg's producer
+    t.g->results = {y, e};
+    CompileStats st;
+    check_artifact(compile_ok(t.m, &st));
+    EXPECT_EQ(st.dispatches, 3); // exp | relu, neg, sigmoid | abs, mul
+    expect_matches_reference(t.m);
+  }
+  {
+    TestModule t; // the producers of a concat's operands store into its result in place
+    Value *x = t.param(DType::f32, {1, 3, 5, 4}, "x");
+    Value *w1 = t.param(DType::f32, {2, 3, 1, 1}, "w1");
+    Value *w2 = t.param(DType::f32, {3, 3, 3, 3}, "w2");
+    Value *a = t.op("kiln.relu", {t.op("kiln.conv", {x, w1})});
+    Value *b = t.op("kiln.conv", {x, w2}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+    Value *cat = t.op("kiln.concat", {a, b, t.op("kiln.sigmoid", {x})}, {{"axis", int64_t(1)}});
+    Value *cat2 = t.op("kiln.concat", {x, t.op("kiln.neg", {x})}, {{"axis", int64_t(-1)}});
+    t.g->results = {cat, cat2};
+    CompileStats st;
+    check_artifact(compile_ok(t.m, &st));
+    EXPECT_EQ(st.dispatches, 5); // conv+relu, conv, sigmoid | neg, concat (x has no producer)
+    expect_matches_reference(t.m);
+  }
+}
+
 TEST(CompilerE2E, LargeTensorsSplitIntoSeveralBindings) {
   kir::TargetDesc tiny = lavapipe();
   tiny.max_storage_buffer_range = 4096;
