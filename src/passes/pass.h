@@ -24,6 +24,7 @@ Status run_dce(Module &m);            // dce.cpp
 Status run_fold_constants(Module &m); // fold_constants.cpp
 Status run_canonicalize(Module &m);   // canonicalize.cpp
 Status run_cse(Module &m);            // cse.cpp
+Status run_fold_batch_norm(Module &m); // fold_batch_norm.cpp
 
 // What run_pipeline does around each pass (pipeline.cpp).
 struct PassTiming {

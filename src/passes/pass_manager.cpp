@@ -8,6 +8,8 @@ const std::vector<Pass> &all_passes() {
        run_canonicalize},
       {"cse", "merges identical pure ops and constants with identical bytes", run_cse},
       {"dce", "removes ops whose results are unused and that have no side effects", run_dce},
+      {"fold-batch-norm", "folds batch_norm/mul/add by per-channel constants into conv weights",
+       run_fold_batch_norm},
       {"fold-constants", "evaluates pure ops whose operands are all constants", run_fold_constants},
       {"lower-control-flow", "turns if/loop/scan into straight-line ops where that is exact",
        run_lower_control_flow},
