@@ -21,6 +21,7 @@ const std::vector<Pass> &all_passes();
 const Pass *find_pass(std::string_view name);
 
 Status run_dce(Module &m);            // dce.cpp
+Status run_fuse_composites(Module &m); // fuse_composites.cpp
 Status run_fold_constants(Module &m); // fold_constants.cpp
 Status run_canonicalize(Module &m);   // canonicalize.cpp
 Status run_cse(Module &m);            // cse.cpp
