@@ -12,7 +12,8 @@
 namespace kiln {
 
 const std::vector<std::string> &default_pipeline() {
-  static const std::vector<std::string> names = {"fold-constants", "canonicalize", "cse", "dce"};
+  static const std::vector<std::string> names = {"fold-constants", "canonicalize", "cse",
+                                                "fuse-composites", "dce"};
   return names;
 }
 
