@@ -40,7 +40,8 @@ struct PassInstrumentation {
   std::vector<PassTiming> *timings = nullptr; // if set, one entry per pass run is appended
 };
 
-// The compile-time graph pipeline: fold-constants, canonicalize, cse, fuse-composites, dce.
+// The compile-time graph pipeline: fold-constants, fold-batch-norm, canonicalize, cse,
+// fuse-composites, dce.
 const std::vector<std::string> &default_pipeline();
 // Runs the named passes in order with the instrumentation. An unknown name (in `passes` or in
 // print_after) is an error before any pass runs; a failed verification names the pass after

@@ -12,8 +12,8 @@
 namespace kiln {
 
 const std::vector<std::string> &default_pipeline() {
-  static const std::vector<std::string> names = {"fold-constants", "canonicalize", "cse",
-                                                "fuse-composites", "dce"};
+  static const std::vector<std::string> names = {"fold-constants", "fold-batch-norm", "canonicalize",
+                                                "cse", "fuse-composites", "dce"};
   return names;
 }
 
