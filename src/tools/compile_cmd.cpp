@@ -1,7 +1,7 @@
 // kiln compile (model -> .kiln artifact), kiln devices, kiln validate (device vs reference).
 #include "compiler/compiler.h"
 #include "exec/executor.h"
-#include "frontend/onnx/importer.h"
+#include "frontend/model_import.h"
 #include "kiln/kiln.h"
 #include "kir/target.h"
 #include "passes/pass.h"
@@ -62,7 +62,7 @@ Status compile(const CompileArgs &a) {
   auto start = std::chrono::steady_clock::now();
   const kir::TargetDesc *t = kir::find_target(a.target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", a.target));
-  KILN_ASSIGN(auto module, onnx_fe::import_file(a.model));
+  KILN_ASSIGN(auto module, frontend::import_model(a.model));
   std::vector<PassTiming> times;
   PassInstrumentation pi{.ir_out = &std::cerr,
                          .print_after_all = a.print_ir_after_all,
@@ -141,7 +141,7 @@ Tensor random_input(const TensorType &t, uint32_t seed) {
 }
 
 Status validate(const ValidateArgs &a) {
-  KILN_ASSIGN(auto module, onnx_fe::import_file(a.model));
+  KILN_ASSIGN(auto module, frontend::import_model(a.model));
   const Function &f = *module->main();
   std::map<std::string, std::string> files;
   for (const auto &s : a.inputs) {
@@ -192,7 +192,7 @@ void fail_on(const Status &st) {
 void add_compile_commands(CLI::App &app) {
   auto c = std::make_shared<CompileArgs>();
   auto *cmd = app.add_subcommand("compile", "Compile a model into a .kiln artifact");
-  cmd->add_option("model", c->model, "model file (.onnx)")->required();
+  cmd->add_option("model", c->model, "model file (.onnx, or StableHLO text .mlir)")->required();
   cmd->add_option("-o,--output", c->out, "artifact to write (.kiln)")->required();
   cmd->add_option("--target", c->target, "vulkan, vulkan-lavapipe or vulkan-nvidia");
   cmd->add_option("--stats", c->stats, "write compile statistics as JSON");
@@ -211,7 +211,7 @@ void add_compile_commands(CLI::App &app) {
 
   auto v = std::make_shared<ValidateArgs>();
   auto *val = app.add_subcommand("validate", "Run on a device and on the reference; compare");
-  val->add_option("model", v->model, "model file (.onnx)")->required();
+  val->add_option("model", v->model, "model file (.onnx, or StableHLO text .mlir)")->required();
   val->add_option("--device", v->device, "vulkan, vulkan:N or null");
   val->add_option("--input", v->inputs, "NAME=FILE.npy (others get seeded random data)");
   val->add_option("--rtol", v->rtol, "relative tolerance");

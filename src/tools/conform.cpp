@@ -2,7 +2,7 @@
 // TEST/test_data_set_N/{input,output}_K.pb) or of models (NAME.onnx, NAME.in.INPUT.npy,
 // NAME.out.OUTPUT.npy) and compares with the expected outputs.
 #include "exec/executor.h"
-#include "frontend/onnx/importer.h"
+#include "frontend/model_import.h"
 #include "passes/pass.h"
 #include "tools/device_runner.h"
 #include "tools/tools.h"
@@ -88,9 +88,23 @@ std::vector<TestCase> discover(const fs::path &dir) {
         t.sets.push_back(std::move(ds));
       }
       tests.push_back(std::move(t));
-    } else if (e.is_regular_file() && e.path().extension() == ".onnx") {
+    } else if (e.is_regular_file() &&
+               (e.path().extension() == ".onnx" || e.path().extension() == ".mlir")) {
+      // NAME.onnx, NAME.stablehlo.mlir (or NAME.mlir); NAME.generic.mlir is the same program in
+      // MLIR's generic form and shares NAME's data. StableHLO data is numbered by position:
+      // NAME.in.K.npy feeds argK, NAME.out.K.npy is outK.
       TestCase t;
+      const bool mlir = e.path().extension() == ".mlir";
       t.name = e.path().stem().string();
+      std::string data_name = t.name;
+      if (mlir) {
+        auto strip = [](std::string &s, std::string_view suffix) {
+          if (s.size() > suffix.size() && s.ends_with(suffix)) s.resize(s.size() - suffix.size());
+        };
+        strip(t.name, ".stablehlo");
+        data_name = t.name;
+        strip(data_name, ".generic");
+      }
       t.model = e.path();
       t.rtol = 1e-4;
       t.atol = 1e-5;
@@ -101,11 +115,14 @@ std::vector<TestCase> discover(const fs::path &dir) {
       for (auto &f : files) {
         std::string fn = f.filename().string();
         if (f.extension() != ".npy") continue;
-        std::string in_prefix = t.name + ".in.", out_prefix = t.name + ".out.";
-        if (fn.rfind(in_prefix, 0) == 0)
-          ds.inputs.push_back({fn.substr(in_prefix.size(), fn.size() - in_prefix.size() - 4), f});
-        else if (fn.rfind(out_prefix, 0) == 0)
-          ds.outputs.push_back({fn.substr(out_prefix.size(), fn.size() - out_prefix.size() - 4), f});
+        std::string in_prefix = data_name + ".in.", out_prefix = data_name + ".out.";
+        if (fn.rfind(in_prefix, 0) == 0) {
+          std::string n = fn.substr(in_prefix.size(), fn.size() - in_prefix.size() - 4);
+          ds.inputs.push_back({mlir ? "arg" + n : n, f});
+        } else if (fn.rfind(out_prefix, 0) == 0) {
+          std::string n = fn.substr(out_prefix.size(), fn.size() - out_prefix.size() - 4);
+          ds.outputs.push_back({mlir ? "out" + n : n, f});
+        }
       }
       t.sets.push_back(std::move(ds));
       tests.push_back(std::move(t));
@@ -127,7 +144,7 @@ Outcome run_test(const TestCase &t, const ConformArgs &args, DeviceRunner &runne
     return o;
   };
   if (t.sets.empty()) return finish(Outcome::skip, "data", "no test data sets");
-  auto module = onnx_fe::import_file(t.model.string());
+  auto module = frontend::import_model(t.model.string());
   if (!module) return finish(Outcome::fail, "import", module.status().message());
   const Function &f = *module.value()->main();
   double rtol = args.rtol >= 0 ? args.rtol : t.rtol, atol = args.atol >= 0 ? args.atol : t.atol;
@@ -154,7 +171,7 @@ Outcome run_test(const TestCase &t, const ConformArgs &args, DeviceRunner &runne
       // Each data set gets its own specialised compilation (shapes may depend on the inputs).
       Status st = check_inputs(f, inputs);
       if (!st) return finish(Outcome::fail, "run", st.message());
-      auto fresh = onnx_fe::import_file(t.model.string());
+      auto fresh = frontend::import_model(t.model.string());
       if (!fresh) return finish(Outcome::fail, "import", fresh.status().message());
       st = specialize_inputs(*fresh.value(), inputs);
       if (!st) return finish(Outcome::fail, "compile", st.message());

@@ -1,6 +1,7 @@
 // kiln run: imports a model, runs it on a device, writes one .npy per output; optional
 // comparison with golden outputs and top-k classes for the demo.
 #include "exec/executor.h"
+#include "frontend/model_import.h"
 #include "frontend/onnx/importer.h"
 #include "support/npy.h"
 #include "tools/device_runner.h"
@@ -120,7 +121,7 @@ Status run(const RunArgs &a) {
     params = sig.inputs;
     for (auto &o : sig.outputs) out_names.push_back(o.first);
   } else {
-    KILN_ASSIGN(module, onnx_fe::import_file(a.model));
+    KILN_ASSIGN(module, frontend::import_model(a.model));
     for (Value *p : module->main()->body.params) params.push_back({p->name, p->type});
     for (size_t i = 0; i < module->main()->body.results.size(); ++i) {
       const std::string &n = module->main()->body.results[i]->name;
@@ -191,7 +192,7 @@ Status run(const RunArgs &a) {
 void add_run_command(CLI::App &app) {
   auto a = std::make_shared<RunArgs>();
   auto *cmd = app.add_subcommand("run", "Run a model on a device and write its outputs as .npy");
-  cmd->add_option("model", a->model, "model (.onnx) or artifact (.kiln)")->required();
+  cmd->add_option("model", a->model, "model (.onnx, StableHLO .mlir) or artifact (.kiln)")->required();
   cmd->add_option("--device", a->device, "cpu-ref, vulkan, vulkan:N or null");
   cmd->add_option("--input", a->inputs, "NAME=FILE.npy (or .pb), one per model input");
   cmd->add_option("--output-dir", a->output_dir, "folder for one NAME.npy per output");
