@@ -40,7 +40,10 @@ typedef enum kiln_status_code {
   KILN_UNAVAILABLE = 5,       /* a driver cannot start (e.g. libvulkan.so.1 missing) */
   KILN_DEVICE_ERROR = 6,      /* the device API failed (including validation-layer errors) */
   KILN_OUT_OF_MEMORY = 7,     /* host or device allocation failed */
-  KILN_INTERNAL = 8           /* a bug in kiln */
+  KILN_INTERNAL = 8,          /* a bug in kiln */
+  KILN_DEVICE_LOST = 9        /* the device was lost (GPU reset, driver crash): every later
+                                 load or run on it fails with this code; release its modules
+                                 and the device, then open it again */
 } kiln_status_code;
 
 /* NULL means OK. A non-NULL status is owned by the caller and must be freed. */

@@ -30,6 +30,7 @@ const char *kiln_status_code_name(kiln_status_code code) {
   case KILN_DEVICE_ERROR: return "DEVICE_ERROR";
   case KILN_OUT_OF_MEMORY: return "OUT_OF_MEMORY";
   case KILN_INTERNAL: return "INTERNAL";
+  case KILN_DEVICE_LOST: return "DEVICE_LOST";
   }
   return "UNKNOWN";
 }
