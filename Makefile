@@ -30,3 +30,11 @@ test: build
 
 clean:
 	rm -rf $(BUILD)
+
+# Fuzzing (fuzz/fuzz.sh): libFuzzer targets built with clang-14 in build-fuzz, each run for
+# FUZZ_SECONDS; fails on any crash, sanitizer report or timeout (saved in tests/fuzz-regressions/).
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	./scripts/install-deps.sh clang-14 libclang-rt-14-dev
+	FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) JOBS=$(JOBS) ./fuzz/fuzz.sh

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages kiln needs, only those that are missing.
+# Installs the Debian 12 packages kiln needs (and any named as arguments), only those missing.
 set -euo pipefail
 pkgs=(cmake ninja-build g++ make libonnx-dev libprotobuf-dev protobuf-compiler libfmt-dev
       libcli11-dev nlohmann-json3-dev libgtest-dev llvm-14-tools python3 python3-onnx
       python3-numpy flatbuffers-compiler libflatbuffers-dev libvulkan-dev mesa-vulkan-drivers
       vulkan-tools vulkan-validationlayers spirv-tools spirv-headers glslang-tools)
+pkgs+=("$@") # extra packages a make target needs (make fuzz: clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,89 @@
+// libFuzzer target: the runtime's load path through the public C API on the null device: the
+// FlatBuffers verifier, kiln's own checks of every index, offset and size (runtime/artifact.cpp),
+// the signature and command queries, and a run with zero-filled tensors. A load may fail with
+// INVALID_ARTIFACT or UNSUPPORTED; a crash, a sanitizer report or KILN_INTERNAL (an escaped
+// exception) is a finding.
+#include "kiln/kiln.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+constexpr size_t kMaxRunBytes = size_t(16) << 20; // run only modules whose tensors fit this
+
+void expect_no_internal(kiln_status s, const char *what) {
+  if (kiln_status_code_of(s) == KILN_INTERNAL) {
+    std::fprintf(stderr, "%s: %s\n", what, kiln_status_message(s));
+    std::abort();
+  }
+  kiln_status_free(s);
+}
+
+kiln_device *null_device() {
+  static kiln_device *device = [] {
+    kiln_device *d = nullptr;
+    kiln_status s = kiln_device_open("null", &d);
+    if (s) {
+      std::fprintf(stderr, "cannot open the null device: %s\n", kiln_status_message(s));
+      std::abort();
+    }
+    return d;
+  }();
+  return device;
+}
+
+struct Tensors {
+  std::vector<kiln_tensor> views;
+  std::vector<std::vector<unsigned char>> storage;
+  size_t total = 0;
+};
+
+// Zero-filled tensors matching a signature; false when they would exceed kMaxRunBytes.
+bool make_tensors(const kiln_module *m, bool inputs, Tensors *out) {
+  size_t n = inputs ? kiln_module_input_count(m) : kiln_module_output_count(m);
+  for (size_t i = 0; i < n; ++i) {
+    kiln_tensor_info info;
+    kiln_status s = inputs ? kiln_module_input_info(m, i, &info) : kiln_module_output_info(m, i, &info);
+    if (s) {
+      expect_no_internal(s, "tensor info");
+      return false;
+    }
+    if (info.bytes > kMaxRunBytes - out->total) return false;
+    out->total += info.bytes;
+    out->storage.emplace_back(info.bytes);
+    kiln_tensor t{info.dtype, info.rank, info.shape, out->storage.back().data(), info.bytes};
+    out->views.push_back(t);
+  }
+  for (size_t i = 0; i < n; ++i) out->views[i].data = out->storage[i].data();
+  return true;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const uint8_t empty = 0;
+  kiln_module *m = nullptr;
+  kiln_status s = kiln_module_load_memory(null_device(), size ? data : &empty, size, &m);
+  if (s) {
+    expect_no_internal(s, "load");
+    return 0;
+  }
+  size_t commands = kiln_module_command_count(m);
+  for (size_t i = 0; i < commands; ++i) {
+    kiln_command_info info;
+    expect_no_internal(kiln_module_command_info(m, i, &info), "command info");
+  }
+  Tensors in, out;
+  if (make_tensors(m, true, &in) && make_tensors(m, false, &out)) {
+    std::vector<uint64_t> ns(commands);
+    kiln_run_options opt{ns.data(), ns.size()};
+    expect_no_internal(kiln_module_run_with_options(m, in.views.data(), in.views.size(),
+                                                    out.views.data(), out.views.size(), &opt),
+                       "run");
+  }
+  kiln_module_release(m);
+  return 0;
+}

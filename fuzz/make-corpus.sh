@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Seeds the fuzz corpora: make-corpus.sh OUT_DIR [KILN_BIN]
+#   OUT_DIR/onnx       fuzz/seeds/onnx, ../shared/onnx-tests/node/*/model.onnx when present,
+#                      else models/*.onnx
+#   OUT_DIR/text_ir    fuzz/seeds/text_ir, each "// -----" part of tests/ir/*.kgraph, and the
+#                      IR `kiln compile --print-ir-after=dce` prints for every 8th node test
+#   OUT_DIR/artifact   fuzz/seeds/artifact and the artifacts `kiln compile` writes for the same
+#                      node tests and models/*.onnx
+#   OUT_DIR/stablehlo  fuzz/seeds/stablehlo, tests/stablehlo/programs/*.mlir,
+#                      ../shared/models/*.mlir
+# Every saved finding (tests/fuzz-regressions/<target>/) is a seed too. Seeds larger than 64 KiB
+# are left out (the fuzzers' -max_len would cut them). Without KILN_BIN (build/bin/kiln) the
+# compiled seeds are skipped. Existing corpus files are kept, so the corpora grow across runs.
+#
+# make-corpus.sh --builtin regenerates the small built-in seed set in fuzz/seeds/ (replayed by
+# ctest fuzz-regressions) from the same sources; it needs build/bin/kiln.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+node=../shared/onnx-tests/node
+max_bytes=65536
+
+add() { # add TARGET_DIR NAME FILE: copies FILE when it is small enough
+  local size
+  size=$(stat -c %s "$3")
+  if [ "$size" -le "$max_bytes" ] && [ ! -e "$1/$2" ]; then install -m 0644 "$3" "$1/$2"; fi
+}
+
+# Splits a lit test file at "// -----" lines into DIR/NAME.N.kgraph (RUN/CHECK lines kept:
+# they are comments).
+split_kgraph() {
+  awk -v out="$2/$3" 'BEGIN { n = 0; f = out "." n ".kgraph" }
+       /^\/\/ -----[ \t]*$/ { close(f); n++; f = out "." n ".kgraph"; next }
+       { print > f }' "$1"
+}
+
+# Compiles ONNX model SRC as NAME: NAME.kiln into ART_DIR, the printed IR into IR_DIR.
+compile_seed() {
+  local kiln=$1 src=$2 name=$3 art_dir=$4 ir_dir=$5 tmp
+  tmp=$(mktemp -d)
+  if "$kiln" compile "$src" -o "$tmp/a.kiln" --print-ir-after=dce >/dev/null 2>"$tmp/ir"; then
+    add "$art_dir" "$name.kiln" "$tmp/a.kiln"
+  fi
+  if grep -q '^func ' "$tmp/ir"; then
+    grep -v '^// IR after' "$tmp/ir" >"$tmp/ir.kgraph" || true
+    add "$ir_dir" "$name.kgraph" "$tmp/ir.kgraph"
+  fi
+  rm -rf "$tmp"
+}
+
+if [ "${1:-}" = "--builtin" ]; then
+  kiln=${2:-build/bin/kiln}
+  tests=(test_add test_conv_with_strides_padding test_if test_loop11 test_reshape_negative_dim
+         test_gemm_default_matrix_bias test_lstm_defaults test_maxpool_2d_pads test_gather_0
+         test_resize_upsample_scales_nearest test_layer_normalization_2d_axis0 test_scan9_sum
+         test_range_float_type_positive_delta_expanded test_einsum_batch_matmul
+         test_cast_FLOAT_to_FLOAT16 test_split_variable_parts_1d_opset18 test_quantizelinear)
+  for t in "${tests[@]}"; do
+    add fuzz/seeds/onnx "$t.onnx" "$node/$t/model.onnx"
+    compile_seed "$kiln" "$node/$t/model.onnx" "$t" fuzz/seeds/artifact fuzz/seeds/text_ir
+  done
+  for f in roundtrip parse_errors; do split_kgraph "tests/ir/$f.kgraph" fuzz/seeds/text_ir "$f"; done
+  for f in ../shared/models/*.mlir; do add fuzz/seeds/stablehlo "$(basename "$f")" "$f"; done
+  exit 0
+fi
+
+out=${1:?usage: make-corpus.sh OUT_DIR [KILN_BIN]}
+kiln=${2:-}
+for t in onnx text_ir artifact stablehlo; do
+  mkdir -p "$out/$t"
+  for f in fuzz/seeds/$t/* tests/fuzz-regressions/$t/*; do
+    if [ -f "$f" ]; then add "$out/$t" "$(basename "$(dirname "$f")").$(basename "$f")" "$f"; fi
+  done
+done
+
+if [ -d "$node" ]; then
+  for d in "$node"/*/; do
+    if [ -f "$d/model.onnx" ]; then add "$out/onnx" "$(basename "$d").onnx" "$d/model.onnx"; fi
+  done
+else
+  for f in models/*.onnx; do add "$out/onnx" "$(basename "$f")" "$f"; done
+fi
+
+for f in tests/ir/*.kgraph; do split_kgraph "$f" "$out/text_ir" "$(basename "$f" .kgraph)"; done
+
+if [ -n "$kiln" ] && [ -x "$kiln" ]; then
+  if [ ! -e "$out/.compiled" ]; then
+    echo "make-corpus: compiling seeds with $kiln"
+    if [ -d "$node" ]; then
+      i=0
+      for d in "$node"/*/; do
+        i=$((i + 1))
+        [ $((i % 8)) -eq 0 ] || continue
+        compile_seed "$kiln" "$d/model.onnx" "$(basename "$d")" "$out/artifact" "$out/text_ir"
+      done
+    fi
+    for f in models/*.onnx; do
+      compile_seed "$kiln" "$f" "$(basename "$f" .onnx)" "$out/artifact" "$out/text_ir"
+    done
+    touch "$out/.compiled"
+  fi
+else
+  echo "make-corpus: no kiln binary (build it with make build): compiled seeds skipped"
+fi
+
+for f in tests/stablehlo/programs/*.mlir ../shared/models/*.mlir; do
+  if [ -f "$f" ]; then add "$out/stablehlo" "$(basename "$f")" "$f"; fi
+done
+for t in onnx text_ir artifact stablehlo; do
+  echo "make-corpus: $t: $(find "$out/$t" -type f | wc -l) seeds"
+done
