@@ -25,8 +25,31 @@ demo: build
 	  --golden logits=models/squeezenet1_1.out.logits.npy --top 5
 
 # Every test: unit tests, lit tests, ONNX conformance against the expected-pass lists.
+# Then the same suite under AddressSanitizer + UBSan, and the concurrency tests under TSan.
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	$(MAKE) test-asan test-tsan
+
+# Sanitizer builds (RelWithDebInfo at -O2 -g1), both run by `make test`. test-asan: every ctest
+# test built with -fsanitize=address,undefined in build-asan, leaks included; third-party leaks
+# are suppressed by library in tests/sanitizers/lsan.supp. test-tsan: the concurrency tests'
+# null-driver and cpu-ref cases built with -fsanitize=thread in build-tsan.
+SAN_CONFIG = -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1"
+ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:check_initialization_order=1:detect_stack_use_after_return=1 \
+  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+.PHONY: test-asan test-tsan
+test-asan: deps
+	cmake -S . -B build-asan $(SAN_CONFIG) -DKILN_SANITIZE=address,undefined
+	cmake --build build-asan -j $(JOBS)
+	$(ASAN_ENV) ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+test-tsan: deps
+	cmake -S . -B build-tsan $(SAN_CONFIG) -DKILN_SANITIZE=thread
+	cmake --build build-tsan -j $(JOBS) --target kiln_concurrency_tests
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/bin/kiln_concurrency_tests \
+	  --gtest_filter='ConcurrencyNull.*:ConcurrencyCpuRef.*'
 
 clean:
 	rm -rf $(BUILD)
