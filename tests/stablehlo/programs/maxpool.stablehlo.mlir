@@ -1,0 +1,19 @@
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x3x8x8xf32>, %arg1: tensor<1x7x7x4xf32>) -> (tensor<2x3x4x4xf32> {jax.result_info = "result[0]"}, tensor<1x4x4x4xf32> {jax.result_info = "result[1]"}) {
+    %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<f32>
+    %1 = "stablehlo.reduce_window"(%arg0, %0) <{base_dilations = array<i64: 1, 1, 1, 1>, padding = dense<0> : tensor<4x2xi64>, window_dilations = array<i64: 1, 1, 1, 1>, window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
+    ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
+      %4 = stablehlo.maximum %arg2, %arg3 : tensor<f32>
+      stablehlo.return %4 : tensor<f32>
+    }) : (tensor<2x3x8x8xf32>, tensor<f32>) -> tensor<2x3x4x4xf32>
+    %cst_0 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<f32>
+    %3 = "stablehlo.reduce_window"(%arg1, %2) <{base_dilations = array<i64: 1, 1, 1, 1>, padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>, window_dilations = array<i64: 1, 1, 1, 1>, window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+    ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
+      %4 = stablehlo.maximum %arg2, %arg3 : tensor<f32>
+      stablehlo.return %4 : tensor<f32>
+    }) : (tensor<1x7x7x4xf32>, tensor<f32>) -> tensor<1x4x4x4xf32>
+    return %1, %3 : tensor<2x3x4x4xf32>, tensor<1x4x4x4xf32>
+  }
+}
