@@ -611,9 +611,9 @@ TEST(VulkanValidation, ErrorsFailTheLoad) {
   size_t n = 0;
   kiln_status s = kiln_device_count("vulkan", &n);
   const char *v = std::getenv("KILN_VULKAN_VALIDATION");
-  if (s || n == 0 || !v || std::string(v) != "1") {
+  if (s || n == 0 || !v || (std::string(v) != "1" && std::string(v) != "sync")) {
     kiln_status_free(s);
-    GTEST_SKIP() << "needs a Vulkan device and KILN_VULKAN_VALIDATION=1";
+    GTEST_SKIP() << "needs a Vulkan device and KILN_VULKAN_VALIDATION=1 or sync";
   }
   kiln_device *d = nullptr;
   ASSERT_EQ(kiln_device_open("vulkan", &d), nullptr);
@@ -627,6 +627,211 @@ TEST(VulkanValidation, ErrorsFailTheLoad) {
   EXPECT_OK(kiln_device_validation_message_count(d, &messages));
   EXPECT_GT(messages, 0u);
   kiln_device_release(d);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vulkan fault injection (KILN_VULKAN_FAULT, see src/runtime/vulkan/vk_device.h)
+
+// Sets an environment variable for one scope and restores the previous value.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    const char *old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_)
+      old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_, old_.c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+private:
+  const char *name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+bool have_vulkan() {
+  size_t n = 0;
+  kiln_status s = kiln_device_count("vulkan", &n);
+  kiln_status_free(s);
+  return !s && n > 0;
+}
+
+// A fresh device under `fault`; null (and a test failure) when it does not open.
+kiln_device *open_with_fault(const std::string &fault) {
+  ScopedEnv env("KILN_VULKAN_FAULT", fault.c_str());
+  kiln_device *d = nullptr;
+  kiln_status s = kiln_device_open("vulkan", &d);
+  EXPECT_EQ(s, nullptr) << fault << ": " << kiln_status_message(s);
+  kiln_status_free(s);
+  return d;
+}
+
+} // namespace
+
+// Exported by the runtime for tests: Vulkan buffers and memory allocations not yet freed.
+namespace kiln::rt::vk {
+uint64_t live_allocations();
+}
+
+namespace {
+
+TEST(VulkanFault, BadSettingIsRefused) {
+  if (!have_vulkan())
+    GTEST_SKIP() << "no Vulkan device";
+  for (const char *v : {"alloc", "alloc:0", "alloc:x", "submit:-1", "explode:3"}) {
+    ScopedEnv env("KILN_VULKAN_FAULT", v);
+    kiln_device *d = nullptr;
+    EXPECT_STATUS(kiln_device_open("vulkan", &d), "INVALID_ARGUMENT", "KILN_VULKAN_FAULT='");
+    EXPECT_EQ(d, nullptr);
+  }
+}
+
+// Fails every buffer and memory allocation of a load and of the first run in turn (the frame
+// of a module is created by its first run): each gives OUT_OF_MEMORY naming the call, releases
+// what it allocated, and leaves the module usable; the fault fires once, so the next run is
+// exact.
+TEST(VulkanFault, EveryAllocationFailureIsAnError) {
+  if (!have_vulkan())
+    GTEST_SKIP() << "no Vulkan device";
+  const uint64_t live_before = kiln::rt::vk::live_allocations();
+  const std::vector<uint8_t> a = make_artifact();
+  int failed_loads = 0, failed_runs = 0;
+  bool exhausted = false;
+  for (int nth = 1; nth <= 200 && !exhausted; ++nth) {
+    const std::string fault = "alloc:" + std::to_string(nth);
+    kiln_device *d = open_with_fault(fault);
+    ASSERT_NE(d, nullptr);
+    kiln_module *m = nullptr;
+    std::string s = take(kiln_module_load_memory(d, a.data(), a.size(), &m));
+    if (s != "OK: OK") {
+      ++failed_loads;
+      EXPECT_EQ(m, nullptr) << fault;
+      EXPECT_EQ(s.rfind("OUT_OF_MEMORY: vk", 0), 0u) << fault << ": " << s;
+      EXPECT_NE(s.find("VK_ERROR_OUT_OF_DEVICE_MEMORY"), std::string::npos) << s;
+      EXPECT_EQ(kiln::rt::vk::live_allocations(), live_before) << fault << ": leaked";
+      m = load(d, a); // the fault has fired: the same device loads fine now
+      ASSERT_NE(m, nullptr) << fault;
+    } else {
+      Io io;
+      io.poison();
+      s = take(kiln_module_run(m, io.inputs.data(), 1, io.outputs.data(), 2));
+      if (s != "OK: OK") {
+        ++failed_runs;
+        EXPECT_EQ(s.rfind("OUT_OF_MEMORY: vk", 0), 0u) << fault << ": " << s;
+      } else {
+        io.expect_exact();
+        exhausted = true; // nth is past the last allocation
+      }
+    }
+    Io io;
+    io.poison();
+    EXPECT_OK(kiln_module_run(m, io.inputs.data(), 1, io.outputs.data(), 2));
+    io.expect_exact();
+    uint64_t messages = 0;
+    EXPECT_OK(kiln_device_validation_message_count(d, &messages));
+    EXPECT_EQ(messages, 0u) << fault << ": validation layer messages (see stderr)";
+    kiln_module_release(m);
+    kiln_device_release(d);
+    EXPECT_EQ(kiln::rt::vk::live_allocations(), live_before) << fault << ": leaked";
+  }
+  EXPECT_TRUE(exhausted);
+  EXPECT_GE(failed_loads, 1); // constants
+  EXPECT_GE(failed_runs, 6);  // arena, one input, two outputs: a buffer and memory each at least
+}
+
+// Loses the device at every vkQueueSubmit (`submit:N`) and every vkWaitForFences (`lost:N`) of a
+// load and three runs in turn: the failing call says DEVICE_LOST and names the Vulkan call,
+// every later load or run on the device says DEVICE_LOST, and releasing everything is safe.
+TEST(VulkanFault, DeviceLossIsStickyAndReleasable) {
+  if (!have_vulkan())
+    GTEST_SKIP() << "no Vulkan device";
+  const uint64_t live_before = kiln::rt::vk::live_allocations();
+  const std::vector<uint8_t> a = make_artifact();
+  for (const char *kind : {"submit", "lost"}) {
+    const std::string call = std::string(kind) == "submit" ? "vkQueueSubmit" : "vkWaitForFences";
+    int losses = 0;
+    bool exhausted = false;
+    for (int nth = 1; nth <= 50 && !exhausted; ++nth) {
+      const std::string fault = std::string(kind) + ":" + std::to_string(nth);
+      kiln_device *d = open_with_fault(fault);
+      ASSERT_NE(d, nullptr);
+      kiln_module *m = nullptr;
+      std::string s = take(kiln_module_load_memory(d, a.data(), a.size(), &m));
+      for (int run = 0; run < 3 && s == "OK: OK"; ++run) {
+        Io io;
+        io.poison();
+        s = take(kiln_module_run(m, io.inputs.data(), 1, io.outputs.data(), 2));
+        if (s == "OK: OK")
+          io.expect_exact();
+      }
+      if (s == "OK: OK") {
+        exhausted = true;
+      } else {
+        ++losses;
+        EXPECT_EQ(s.rfind("DEVICE_LOST: " + call + " failed: VK_ERROR_DEVICE_LOST", 0), 0u)
+            << fault << ": " << s;
+        EXPECT_NE(s.find("open it again"), std::string::npos) << s;
+        if (m) {
+          Io io;
+          EXPECT_STATUS(kiln_module_run(m, io.inputs.data(), 1, io.outputs.data(), 2),
+                        "DEVICE_LOST", "was lost earlier");
+        }
+        kiln_module *m2 = nullptr;
+        EXPECT_STATUS(kiln_module_load_memory(d, a.data(), a.size(), &m2), "DEVICE_LOST",
+                      "was lost earlier");
+        EXPECT_EQ(m2, nullptr);
+      }
+      kiln_module_release(m);
+      kiln_device_release(d);
+      EXPECT_EQ(kiln::rt::vk::live_allocations(), live_before) << fault << ": leaked";
+    }
+    EXPECT_TRUE(exhausted) << kind;
+    EXPECT_GE(losses, 3) << kind; // at least one per run
+  }
+}
+
+// Synchronization validation is really on with KILN_VULKAN_VALIDATION=sync: a program recorded
+// without its barriers (KILN_VULKAN_FAULT=no-barriers) is a data race between dispatches, which
+// the layer reports and which fails the run. With the barriers the same program runs clean.
+TEST(VulkanSyncValidation, MissingBarrierIsReported) {
+  if (!have_vulkan())
+    GTEST_SKIP() << "no Vulkan device";
+  ScopedEnv sync("KILN_VULKAN_VALIDATION", "sync");
+  const std::vector<uint8_t> a = make_artifact();
+  for (const char *fault : {"", "no-barriers"}) {
+    kiln_device *d = nullptr;
+    {
+      ScopedEnv env("KILN_VULKAN_FAULT", fault);
+      kiln_status s = kiln_device_open("vulkan", &d);
+      if (s) {
+        std::string why = kiln_status_message(s);
+        kiln_status_free(s);
+        GTEST_SKIP() << why; // no validation layer installed
+      }
+    }
+    kiln_module *m = load(d, a);
+    ASSERT_NE(m, nullptr);
+    Io io;
+    std::string s = take(kiln_module_run(m, io.inputs.data(), 1, io.outputs.data(), 2));
+    uint64_t messages = 0;
+    EXPECT_OK(kiln_device_validation_message_count(d, &messages));
+    if (*fault) {
+      EXPECT_EQ(s.rfind("DEVICE_ERROR: the Vulkan validation layer reported", 0), 0u) << s;
+      EXPECT_GT(messages, 0u);
+    } else {
+      EXPECT_EQ(s, "OK: OK");
+      io.expect_exact();
+      EXPECT_EQ(messages, 0u);
+    }
+    kiln_module_release(m);
+    kiln_device_release(d);
+  }
 }
 
 } // namespace

@@ -112,9 +112,11 @@ Status get_loader(const Loader **out) {
   return {};
 }
 
-bool validation_requested() {
+Validation validation_requested() {
   const char *v = std::getenv("KILN_VULKAN_VALIDATION");
-  return v && std::strcmp(v, "1") == 0;
+  if (v && std::strcmp(v, "sync") == 0)
+    return Validation::sync;
+  return v && std::strcmp(v, "1") == 0 ? Validation::core : Validation::off;
 }
 
 Instance::~Instance() {
@@ -124,7 +126,8 @@ Instance::~Instance() {
     vkDestroyInstance(instance, nullptr);
 }
 
-Status create_instance(bool validation, std::unique_ptr<Instance> *out) {
+Status create_instance(Validation level, std::unique_ptr<Instance> *out) {
+  const bool validation = level != Validation::off;
   const Loader *l = nullptr;
   KILN_RT_TRY(get_loader(&l));
   uint32_t version = VK_API_VERSION_1_0;
@@ -136,25 +139,39 @@ Status create_instance(bool validation, std::unique_ptr<Instance> *out) {
   auto in = std::make_unique<Instance>();
   in->loader = l;
   in->validation = validation;
+  in->sync_validation = level == Validation::sync;
   const char *layer = "VK_LAYER_KHRONOS_validation";
-  const char *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+  const char *exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
+                        VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+  const uint32_t num_exts = in->sync_validation ? 2 : 1;
+  const char *setting =
+      in->sync_validation ? "KILN_VULKAN_VALIDATION=sync" : "KILN_VULKAN_VALIDATION=1";
   if (validation && !has_layer(*l, layer))
-    return error(KILN_UNAVAILABLE, "KILN_VULKAN_VALIDATION=1 but ", layer,
+    return error(KILN_UNAVAILABLE, setting, " but ", layer,
                  " is not installed (install vulkan-validationlayers)");
-  if (validation && !has_instance_extension(*l, nullptr, ext) &&
-      !has_instance_extension(*l, layer, ext))
-    return error(KILN_UNAVAILABLE, "KILN_VULKAN_VALIDATION=1 but ", ext, " is missing");
+  for (uint32_t i = 0; validation && i < num_exts; ++i)
+    if (!has_instance_extension(*l, nullptr, exts[i]) &&
+        !has_instance_extension(*l, layer, exts[i]))
+      return error(KILN_UNAVAILABLE, setting, " but ", exts[i], " is missing");
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "kiln";
   app.pEngineName = "kiln";
   app.apiVersion = version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_2;
   VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   ci.pApplicationInfo = &app;
+  // Synchronization validation is off by default in the layer; it is enabled per instance.
+  const VkValidationFeatureEnableEXT sync =
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = &sync;
   if (validation) {
     ci.enabledLayerCount = 1;
     ci.ppEnabledLayerNames = &layer;
-    ci.enabledExtensionCount = 1;
-    ci.ppEnabledExtensionNames = &ext;
+    ci.enabledExtensionCount = num_exts;
+    ci.ppEnabledExtensionNames = exts;
+    if (in->sync_validation)
+      ci.pNext = &features;
   }
   KILN_RT_TRY(check(l->vkCreateInstance(&ci, nullptr, &in->instance), "vkCreateInstance"));
   KILN_RT_TRY(load_instance_fns(in.get()));
@@ -194,6 +211,10 @@ const char *result_name(VkResult r) {
 Status check(VkResult r, const char *what) {
   if (r == VK_SUCCESS)
     return {};
+  if (r == VK_ERROR_DEVICE_LOST)
+    return error(KILN_DEVICE_LOST, what, " failed: ", result_name(r), " (", int(r),
+                 "): the Vulkan device was lost; release its modules and the device and open "
+                 "it again");
   kiln_status_code code = (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY)
                               ? KILN_OUT_OF_MEMORY
                               : KILN_DEVICE_ERROR;

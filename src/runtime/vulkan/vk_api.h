@@ -102,6 +102,7 @@ struct Instance {
   VkInstance instance = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
   bool validation = false;
+  bool sync_validation = false; // synchronization validation on top of the core checks
   std::atomic<uint64_t> messages{0}; // everything the layer reported
   std::atomic<uint64_t> errors{0};   // of which errors
   KILN_VK_INSTANCE_FNS(KILN_VK_DECLARE)
@@ -109,13 +110,17 @@ struct Instance {
   ~Instance();
 };
 
-// `validation`: enable VK_LAYER_KHRONOS_validation + VK_EXT_debug_utils (fails when missing).
-Status create_instance(bool validation, std::unique_ptr<Instance> *out);
+enum class Validation { off, core, sync };
 
-// True when KILN_VULKAN_VALIDATION=1.
-bool validation_requested();
+// `core`: enable VK_LAYER_KHRONOS_validation + VK_EXT_debug_utils (fails when missing); `sync`
+// also turns on the layer's synchronization validation (VK_EXT_validation_features), which
+// reports missing or too weak barriers between commands, submissions and the host.
+Status create_instance(Validation validation, std::unique_ptr<Instance> *out);
 
-// DEVICE_ERROR (or OUT_OF_MEMORY) naming the call and the VkResult, OK for VK_SUCCESS.
+// KILN_VULKAN_VALIDATION: "1" -> core, "sync" -> core + synchronization, else off.
+Validation validation_requested();
+
+// DEVICE_ERROR (OUT_OF_MEMORY, DEVICE_LOST) naming the call and the VkResult, OK for VK_SUCCESS.
 Status check(VkResult result, const char *what);
 const char *result_name(VkResult result);
 

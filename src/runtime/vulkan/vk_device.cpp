@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -203,8 +204,65 @@ Device::~Device() {
   }
 }
 
+Status parse_fault(const char *value, Fault *out) {
+  out->kind = Fault::none;
+  if (!value || !*value)
+    return {};
+  const std::string v = value;
+  if (v == "no-barriers") {
+    out->kind = Fault::no_barriers;
+    return {};
+  }
+  const size_t colon = v.find(':');
+  const std::string kind = v.substr(0, colon), count = colon == v.npos ? "" : v.substr(colon + 1);
+  const bool digits = !count.empty() && count.size() < 19 &&
+                      count.find_first_not_of("0123456789") == std::string::npos;
+  const Fault::Kind k = kind == "alloc"    ? Fault::alloc
+                        : kind == "submit" ? Fault::submit
+                        : kind == "lost"   ? Fault::lost
+                                           : Fault::none;
+  if (k == Fault::none || !digits || std::stoull(count) == 0)
+    return error(KILN_INVALID_ARGUMENT, "KILN_VULKAN_FAULT='", v,
+                 "' is not alloc:N, submit:N, lost:N (N >= 1) or no-barriers");
+  out->kind = k;
+  out->nth = std::stoull(count);
+  return {};
+}
+
+Status note_loss(Device &d, Status s) {
+  if (s.code() == KILN_DEVICE_LOST)
+    d.lost.store(true);
+  return s;
+}
+
+Status check_not_lost(const Device &d) {
+  if (d.lost.load())
+    return error(KILN_DEVICE_LOST, "Vulkan device '", d.physical.info.name,
+                 "' was lost earlier; release its modules and the device and open it again");
+  return {};
+}
+
+Status submit_and_wait(Device &d, VkCommandBuffer cmd, VkFence fence) {
+  KILN_RT_TRY(check(d.vkResetFences(d.device, 1, &fence), "vkResetFences"));
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd;
+  VkResult r = VK_SUCCESS;
+  {
+    std::lock_guard lock(d.queue_mutex);
+    r = d.fault.hit(Fault::submit) ? VK_ERROR_DEVICE_LOST
+                                   : d.vkQueueSubmit(d.queue, 1, &si, fence);
+  }
+  KILN_RT_TRY(note_loss(d, check(r, "vkQueueSubmit")));
+  r = d.vkWaitForFences(d.device, 1, &fence, VK_TRUE, UINT64_MAX);
+  if (r == VK_SUCCESS && d.fault.hit(Fault::lost))
+    r = VK_ERROR_DEVICE_LOST;
+  return note_loss(d, check(r, "vkWaitForFences"));
+}
+
 Status open_device(size_t index, std::unique_ptr<Device> *out) {
   auto d = std::make_unique<Device>();
+  KILN_RT_TRY(parse_fault(std::getenv("KILN_VULKAN_FAULT"), &d->fault));
   KILN_RT_TRY(create_instance(validation_requested(), &d->instance));
   std::vector<PhysicalInfo> all;
   KILN_RT_TRY(enumerate(*d->instance, &all));
@@ -278,15 +336,18 @@ uint32_t find_memory_type(const VkPhysicalDeviceMemoryProperties &m, uint32_t bi
   return UINT32_MAX;
 }
 
-} // namespace
+std::atomic<uint64_t> g_live_allocations{0};
 
-Status create_buffer(Device &d, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
-                     Buffer *out) {
+Status create_buffer_parts(Device &d, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
+                           Buffer *out) {
   VkBufferCreateInfo ci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   ci.size = size;
   ci.usage = usage;
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  KILN_RT_TRY(check(d.vkCreateBuffer(d.device, &ci, nullptr, &out->buffer), "vkCreateBuffer"));
+  VkResult r = d.fault.hit(Fault::alloc) ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                          : d.vkCreateBuffer(d.device, &ci, nullptr, &out->buffer);
+  KILN_RT_TRY(check(r, cat("vkCreateBuffer(", size, " bytes)").c_str()));
+  g_live_allocations.fetch_add(1);
   out->size = size;
   VkMemoryRequirements req;
   d.vkGetBufferMemoryRequirements(d.device, out->buffer, &req);
@@ -309,8 +370,10 @@ Status create_buffer(Device &d, VkDeviceSize size, VkBufferUsageFlags usage, Mem
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   ai.allocationSize = req.size;
   ai.memoryTypeIndex = type;
-  KILN_RT_TRY(check(d.vkAllocateMemory(d.device, &ai, nullptr, &out->memory),
-                    cat("vkAllocateMemory(", size, " bytes)").c_str()));
+  r = d.fault.hit(Fault::alloc) ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                : d.vkAllocateMemory(d.device, &ai, nullptr, &out->memory);
+  KILN_RT_TRY(check(r, cat("vkAllocateMemory(", size, " bytes)").c_str()));
+  g_live_allocations.fetch_add(1);
   KILN_RT_TRY(check(d.vkBindBufferMemory(d.device, out->buffer, out->memory, 0),
                     "vkBindBufferMemory"));
   if ((mem.memoryTypes[type].propertyFlags & host) == host)
@@ -319,11 +382,28 @@ Status create_buffer(Device &d, VkDeviceSize size, VkBufferUsageFlags usage, Mem
   return {};
 }
 
+} // namespace
+
+uint64_t live_allocations() { return g_live_allocations.load(); }
+
+Status create_buffer(Device &d, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
+                     Buffer *out) {
+  *out = Buffer{};
+  Status s = create_buffer_parts(d, size, usage, use, out);
+  if (!s.ok())
+    destroy_buffer(d, out);
+  return s;
+}
+
 void destroy_buffer(Device &d, Buffer *b) {
-  if (b->buffer)
+  if (b->buffer) {
     d.vkDestroyBuffer(d.device, b->buffer, nullptr);
-  if (b->memory)
+    g_live_allocations.fetch_sub(1);
+  }
+  if (b->memory) {
     d.vkFreeMemory(d.device, b->memory, nullptr);
+    g_live_allocations.fetch_sub(1);
+  }
   *b = Buffer{};
 }
 

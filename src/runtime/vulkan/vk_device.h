@@ -4,6 +4,7 @@
 #include "runtime/program.h"
 #include "runtime/vulkan/vk_api.h"
 
+#include <atomic>
 #include <mutex>
 
 namespace kiln::rt::vk {
@@ -23,8 +24,36 @@ struct PhysicalInfo {
 // Enumerates physical devices of `instance` in driver order.
 Status enumerate(const Instance &instance, std::vector<PhysicalInfo> *out);
 
+// Test-only fault injection, inert unless KILN_VULKAN_FAULT is set when the device is opened:
+//   alloc:N    the Nth vkCreateBuffer or vkAllocateMemory call (counted together, from 1)
+//              fails with VK_ERROR_OUT_OF_DEVICE_MEMORY
+//   submit:N   the Nth vkQueueSubmit fails with VK_ERROR_DEVICE_LOST (nothing is submitted)
+//   lost:N     the Nth vkWaitForFences waits as usual, then reports VK_ERROR_DEVICE_LOST
+//   no-barriers  records programs without barriers between commands: a deliberate data race
+//              for proving that synchronization validation (KILN_VULKAN_VALIDATION=sync) works
+// Counters belong to the device, so every kiln_device_open starts again from zero.
+struct Fault {
+  enum Kind { none, alloc, submit, lost, no_barriers };
+  Kind kind = none;
+  uint64_t nth = 0;
+  std::atomic<uint64_t> calls{0};
+  // Counts a call of `kind`; true when this call is the one to fail.
+  bool hit(Kind k) { return kind == k && calls.fetch_add(1) + 1 == nth; }
+};
+
+// Reads KILN_VULKAN_FAULT; INVALID_ARGUMENT for a value it does not understand.
+Status parse_fault(const char *value, Fault *out);
+
+// Buffers and memory allocations kiln has created and not yet destroyed, over all devices of
+// the process (tests check that failed calls release what they allocated).
+uint64_t live_allocations();
+
 struct Device {
   std::unique_ptr<Instance> instance;
+  Fault fault;
+  // Set once any call reported VK_ERROR_DEVICE_LOST; from then on loads and runs fail with
+  // KILN_DEVICE_LOST and only releasing modules and the device is useful.
+  std::atomic<bool> lost{false};
   PhysicalInfo physical;
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
@@ -35,6 +64,15 @@ struct Device {
 };
 
 Status open_device(size_t index, std::unique_ptr<Device> *out);
+
+// Marks the device lost when `s` is KILN_DEVICE_LOST; returns `s`.
+Status note_loss(Device &d, Status s);
+// KILN_DEVICE_LOST when the device was lost earlier, else OK.
+Status check_not_lost(const Device &d);
+
+// Submits `cmd` alone, signalling `fence` (reset first), and waits for it. A lost device is
+// noted (see Device::lost).
+Status submit_and_wait(Device &d, VkCommandBuffer cmd, VkFence fence);
 
 // Names what `req` (of executable `name`) needs that the device lacks; OK when nothing.
 Status check_requirements(const PhysicalInfo &p, const Executable &exe);

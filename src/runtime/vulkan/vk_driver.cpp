@@ -12,7 +12,7 @@ vk::Module *self(ModuleState *m) { return reinterpret_cast<vk::Module *>(m); }
 // Enumerates devices with a short-lived instance (no validation: nothing runs on it).
 Status physical_devices(std::vector<vk::PhysicalInfo> *out) {
   std::unique_ptr<vk::Instance> instance;
-  KILN_RT_TRY(vk::create_instance(false, &instance));
+  KILN_RT_TRY(vk::create_instance(vk::Validation::off, &instance));
   return vk::enumerate(*instance, out);
 }
 

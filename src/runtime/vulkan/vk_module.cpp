@@ -128,15 +128,7 @@ struct Uploader {
     KILN_RT_TRY(check(d.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer"));
     d.vkCmdCopyBuffer(cmd, src.buffer, dst.buffer, 1, &region);
     KILN_RT_TRY(check(d.vkEndCommandBuffer(cmd), "vkEndCommandBuffer"));
-    KILN_RT_TRY(check(d.vkResetFences(d.device, 1, &fence), "vkResetFences"));
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cmd;
-    {
-      std::lock_guard lock(d.queue_mutex);
-      KILN_RT_TRY(check(d.vkQueueSubmit(d.queue, 1, &si, fence), "vkQueueSubmit"));
-    }
-    return check(d.vkWaitForFences(d.device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    return submit_and_wait(d, cmd, fence);
   }
 };
 
@@ -185,6 +177,7 @@ Module::~Module() {
 
 Status create_module(Device &d, const Program &p, const ArtifactBytes &bytes,
                      std::unique_ptr<Module> *out) {
+  KILN_RT_TRY(check_not_lost(d));
   for (const Executable &exe : p.executables)
     KILN_RT_TRY(check_requirements(d.physical, exe));
   KILN_RT_TRY(check_limits(d, p));
