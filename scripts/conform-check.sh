@@ -2,7 +2,8 @@
 # Runs one conformance folder against its expected-pass list (used by ctest).
 #   conform-check.sh KILN DEVICE SUITE LIST
 # SUITE is node (the ONNX node tests: ../shared's copy, or one generated from python3-onnx),
-# or a folder under ../shared (onnx-tests/light, onnx-tests/zoo, models). A missing folder is a
+# bundled (the repo's models/), stablehlo (the repo's tests/stablehlo/programs/), or a folder
+# under ../shared (onnx-tests/light, onnx-tests/zoo, models). A missing folder is a
 # visible skip (exit 77), never a silent pass.
 set -uo pipefail
 kiln=$1 device=$2 suite=$3 list=$4
@@ -14,6 +15,8 @@ if [ "$suite" = node ]; then
   esac
 elif [ "$suite" = bundled ]; then
   dir="$root/models"
+elif [ "$suite" = stablehlo ]; then
+  dir="$root/tests/stablehlo/programs"
 else
   dir="$root/../shared/$suite"
   if [ ! -d "$dir" ]; then
