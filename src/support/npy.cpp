@@ -1,7 +1,10 @@
 #include "support/npy.h"
 
+#include "support/limits.h"
+
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <fmt/format.h>
 #include <fstream>
@@ -74,6 +77,13 @@ std::string dict_value(const std::string &h, const std::string &key) {
 Result<NpyArray> read_npy(const std::string &path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status::error(fmt::format("{}: cannot open", path));
+  // A file much larger than any tensor it may hold is refused before it is read.
+  std::error_code ec;
+  const auto fsize = std::filesystem::file_size(path, ec);
+  if (!ec && fsize > static_cast<uint64_t>(limits().max_tensor_bytes) + (uint64_t(1) << 20))
+    return Status::error(fmt::format("{}: {} bytes is larger than the {}-byte tensor limit "
+                                     "(KILN_MAX_TENSOR_BYTES)",
+                                     path, fsize, limits().max_tensor_bytes));
   std::stringstream ss;
   ss << f.rdbuf();
   std::string s = ss.str();
@@ -102,18 +112,31 @@ Result<NpyArray> read_npy(const std::string &path) {
   if (dict_value(h, "fortran_order") != "False")
     return Status::error(fmt::format("{}: Fortran-order arrays are not supported", path));
   std::string shp = dict_value(h, "shape");
+  if (shp.size() < 2 || shp.front() != '(' || shp.back() != ')')
+    return Status::error(fmt::format("{}: header has no shape tuple", path));
   NpyArray a;
   a.dtype = *dt;
+  // Element count and bytes are checked against the tensor limit as the dims are read, so
+  // neither can overflow.
+  const int64_t max_bytes = limits().max_tensor_bytes;
+  const int64_t max_elems = max_bytes / static_cast<int64_t>(dtype_size(*dt));
   int64_t n = 1;
   for (size_t i = 1; i + 1 < shp.size();) {
     while (i + 1 < shp.size() && (shp[i] == ' ' || shp[i] == ',')) ++i;
     if (i + 1 >= shp.size()) break;
     size_t e = i;
-    while (e + 1 < shp.size() && std::isdigit(static_cast<unsigned char>(shp[e]))) ++e;
+    int64_t d = 0;
+    bool too_large = false;
+    for (; e + 1 < shp.size() && std::isdigit(static_cast<unsigned char>(shp[e])); ++e) {
+      const int digit = shp[e] - '0';
+      if (d > (max_elems - digit) / 10) too_large = true;
+      else d = d * 10 + digit;
+    }
     if (e == i) return Status::error(fmt::format("{}: bad shape '{}'", path, shp));
-    int64_t d = std::stoll(shp.substr(i, e - i));
-    if (d > (int64_t(1) << 40) || (d && n > (int64_t(1) << 40) / d))
-      return Status::error(fmt::format("{}: shape {} is too large", path, shp));
+    if (too_large || (d && n > max_elems / d))
+      return Status::error(fmt::format("{}: shape {} of {} is larger than the {}-byte tensor "
+                                       "limit (KILN_MAX_TENSOR_BYTES)",
+                                       path, shp, dtype_name(*dt), max_bytes));
     a.shape.push_back(d);
     n *= d;
     i = e;

@@ -1,0 +1,32 @@
+// Limits on what an input file (a model, an artifact, a .npy) can make kiln allocate or
+// recurse into. Every size a file declares is checked against them before anything is
+// allocated, so a hostile or corrupt file gets a clear error instead of exhausting memory.
+// Set through environment variables (docs/LIMITS.md); the CLI reads them once at start-up.
+#pragma once
+
+#include "support/status.h"
+
+#include <cstdint>
+
+namespace kiln {
+
+struct Limits {
+  // One tensor: an initializer, external data, a .npy or .pb input, a value computed by the
+  // reference executor, a buffer of a compiled program (KILN_MAX_TENSOR_BYTES).
+  int64_t max_tensor_bytes = int64_t(16) << 30;
+  // One model or artifact file read into memory (KILN_MAX_MODEL_BYTES). Protobuf cannot
+  // parse an ONNX file of 2 GiB or more whatever this says.
+  int64_t max_model_bytes = int64_t(2) << 30;
+  // Nesting of control-flow subgraphs and model-local functions (KILN_MAX_GRAPH_DEPTH).
+  int max_graph_depth = 64;
+};
+
+// The limits in force: the defaults, or what load_limits_from_env() read.
+const Limits &limits();
+
+// Reads KILN_MAX_TENSOR_BYTES, KILN_MAX_MODEL_BYTES (a byte count, optionally with a K, M or
+// G suffix: powers of 1024) and KILN_MAX_GRAPH_DEPTH. Call once, before any other thread
+// runs; an unparsable or non-positive value is an error naming the variable.
+Status load_limits_from_env();
+
+} // namespace kiln
