@@ -59,7 +59,9 @@ public:
   std::string ident(std::string_view n, std::string dflt = {}) const;
   // A list field of a dialect attribute (#stablehlo.gather<...>): empty when absent.
   Result<std::vector<int64_t>> field_ints(const Attr &dialect, std::string_view n) const;
-  Result<int64_t> field_int(const Attr &dialect, std::string_view n) const;
+  // An integer field; `dflt` when absent (the generic printer omits fields at their default).
+  Result<int64_t> field_int(const Attr &dialect, std::string_view n,
+                            std::optional<int64_t> dflt = std::nullopt) const;
 
   // ---- types ----
   const Type &result_type(size_t i) const { return op.result_types.at(i); }

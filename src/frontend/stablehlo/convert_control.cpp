@@ -9,6 +9,8 @@ namespace kiln::stablehlo_fe {
 
 namespace {
 
+constexpr int64_t kLoopLimit = int64_t(1) << 24; // = kMaxLoopIterations of ops/control.cpp
+
 // Builds a region graph: `params` become its parameters, `fill` converts ops into it (the
 // builder points at the new graph meanwhile) and returns its results.
 Result<std::unique_ptr<Graph>> build_region(
@@ -51,7 +53,9 @@ Outs convert_while(OpCtx &c) {
                 res.insert(res.end(), next.begin(), next.end());
                 return res;
               }));
-  std::vector<Value *> operands = {nullptr, first};
+  // kiln.loop needs a trip count: the executor's iteration limit, which the loop reports as an
+  // error if the condition is still true when it is reached (never a silently truncated loop).
+  std::vector<Value *> operands = {c.scalar_int(DType::i64, kLoopLimit), first};
   operands.insert(operands.end(), c.in.begin(), c.in.end());
   std::vector<std::unique_ptr<Graph>> regions;
   regions.push_back(std::move(g));

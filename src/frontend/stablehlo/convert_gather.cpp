@@ -156,7 +156,7 @@ Outs convert_gather(OpCtx &c) {
   KILN_ASSIGN(g.obatch, c.field_ints(*dn, "operand_batching_dims"));
   KILN_ASSIGN(g.ibatch, c.field_ints(*dn, "start_indices_batching_dims"));
   KILN_ASSIGN(g.index_map, c.field_ints(*dn, "start_index_map"));
-  KILN_ASSIGN(g.ivd, c.field_int(*dn, "index_vector_dim"));
+  KILN_ASSIGN(g.ivd, c.field_int(*dn, "index_vector_dim", 0));
   KILN_ASSIGN(std::vector<int64_t> sizes, c.ints("slice_sizes"));
   const Shape xd = x->type.dims;
   const int64_t r = x->type.rank();
@@ -253,7 +253,7 @@ Outs convert_scatter(OpCtx &c) {
   KILN_ASSIGN(auto obatch, c.field_ints(*dn, "input_batching_dims"));
   KILN_ASSIGN(auto ibatch, c.field_ints(*dn, "scatter_indices_batching_dims"));
   KILN_ASSIGN(auto index_map, c.field_ints(*dn, "scatter_dims_to_operand_dims"));
-  KILN_ASSIGN(int64_t ivdim, c.field_int(*dn, "index_vector_dim"));
+  KILN_ASSIGN(int64_t ivdim, c.field_int(*dn, "index_vector_dim", 0));
   KILN_ASSIGN(std::string red, scatter_reduction(c, x->type.dtype));
   const Shape xd = x->type.dims, ud = u->type.dims;
   const int64_t r = x->type.rank();

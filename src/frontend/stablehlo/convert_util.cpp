@@ -84,15 +84,17 @@ Result<std::vector<int64_t>> OpCtx::field_ints(const Attr &d, std::string_view n
   return attr_to_ints(*a, n, *this);
 }
 
-Result<int64_t> OpCtx::field_int(const Attr &d, std::string_view n) const {
+Result<int64_t> OpCtx::field_int(const Attr &d, std::string_view n,
+                                 std::optional<int64_t> dflt) const {
   const Attr *a = d.get(n);
+  if (!a && dflt) return *dflt;
   if (!a || a->kind != Attr::Kind::Int) return error(fmt::format("missing integer field '{}'", n));
   return a->i;
 }
 
 Result<Value *> OpCtx::reshape(Value *x, const Shape &dims) {
   if (x->type.dims == dims) return x;
-  return make("kiln.reshape", {x, i64s(dims)});
+  return make("kiln.reshape", {x, i64s(dims)}, {{"allowzero", int64_t(1)}});
 }
 
 Result<Value *> OpCtx::transpose(Value *x, const std::vector<int64_t> &perm) {
