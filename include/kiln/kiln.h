@@ -25,8 +25,9 @@ extern "C" {
 #endif
 
 /* Version of the artifact schema (schema/kiln.fbs, Model.schema_version) this runtime reads
- * and the compiler writes. Bump it on any incompatible schema change. */
-#define KILN_ARTIFACT_SCHEMA_VERSION 1
+ * and the compiler writes. Bump it on any incompatible schema change. Version 2 added the
+ * 40-byte digest trailer (SHA-256 of the content; see kiln_artifact_digest). */
+#define KILN_ARTIFACT_SCHEMA_VERSION 2
 
 /* ---------------------------------------------------------------------------------------- */
 /* Status                                                                                    */
@@ -173,6 +174,21 @@ kiln_status kiln_module_load_file(kiln_device *device, const char *path,
                                   kiln_module **out_module);
 /* Releases a module; no kiln_module_run on it may be in flight. NULL is accepted. */
 void kiln_module_release(kiln_module *module);
+
+/* Artifact digest: an artifact ends with a 40-byte trailer holding the SHA-256 of everything
+ * before it (schema/kiln.fbs). Loading recomputes it before anything else is parsed and fails
+ * with KILN_INVALID_ARTIFACT ("checksum mismatch") when they differ. The digest also
+ * identifies the artifact: `head -c -40 FILE | sha256sum` prints it. */
+#define KILN_ARTIFACT_DIGEST_BYTES 32
+/* Checks the digest of the artifact in `data` without parsing anything else and writes it to
+ * `out_digest`. To pin a trusted artifact, compare it with a digest obtained from a trusted
+ * source, then pass the same bytes to kiln_module_load_memory (loading a file by path again
+ * would read it again). KILN_INVALID_ARTIFACT when the trailer is missing or does not match. */
+kiln_status kiln_artifact_digest(const void *data, size_t size,
+                                 uint8_t out_digest[KILN_ARTIFACT_DIGEST_BYTES]);
+/* The digest of the artifact `module` was loaded from. */
+kiln_status kiln_module_artifact_digest(const kiln_module *module,
+                                        uint8_t out_digest[KILN_ARTIFACT_DIGEST_BYTES]);
 
 /* Signature queries; out-of-range indices and NULL arguments give KILN_INVALID_ARGUMENT. A
  * NULL module has 0 inputs and 0 outputs. */

@@ -1,6 +1,7 @@
 // Serialises a Program as the FlatBuffers artifact of schema/kiln.fbs.
 #include "compiler/program.h"
 
+#include "kiln/artifact/digest.h"
 #include "kiln/artifact/kiln_generated.h"
 
 #include <cstring>
@@ -13,7 +14,7 @@ namespace fb = kiln::fb;
 using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 
-constexpr uint32_t kSchemaVersion = 1;
+constexpr uint32_t kSchemaVersion = 2; // KILN_ARTIFACT_SCHEMA_VERSION (2: digest trailer)
 constexpr const char *kProducer = "kiln 0.1";
 
 fb::DType to_fb(DType t) {
@@ -120,7 +121,9 @@ std::vector<uint8_t> write_artifact(const Program &p) {
   auto model = fb::CreateModelDirect(b, kSchemaVersion, kProducer, p.target.c_str(), &ins, &outs,
                                      &const_offs, &blob, &exes, &cmds, p.arena_bytes);
   fb::FinishModelBuffer(b, model);
-  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  artifact::seal_artifact(&bytes);
+  return bytes;
 }
 
 } // namespace kiln::compiler

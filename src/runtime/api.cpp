@@ -1,4 +1,5 @@
 // The C API: handles, argument checks and exception containment around the drivers.
+#include "runtime/digest.h"
 #include "runtime/driver.h"
 
 #include <cerrno>
@@ -276,9 +277,9 @@ Status load_module(kiln_device *device, const void *data, size_t size, int fd,
   auto module = std::make_unique<kiln_module>();
   module->device = device->holder;
   ArtifactBytes bytes;
-  KILN_RT_TRY(parse_artifact(data, size, &module->program, &bytes));
   if (fd >= 0)
     bytes.read_from_file(fd);
+  KILN_RT_TRY(parse_artifact(data, size, &module->program, &bytes));
   KILN_RT_TRY(device->holder->driver->module_create(device->holder->state, *module->program,
                                                      bytes, &module->state));
   *out_module = module.release();
@@ -319,6 +320,33 @@ kiln_status kiln_module_load_file(kiln_device *device, const char *path,
 }
 
 void kiln_module_release(kiln_module *module) { delete module; }
+
+kiln_status kiln_artifact_digest(const void *data, size_t size,
+                                 uint8_t out_digest[KILN_ARTIFACT_DIGEST_BYTES]) {
+  return guarded([&]() -> Status {
+    if (!data)
+      return null_arg("data");
+    if (!out_digest)
+      return null_arg("out_digest");
+    std::array<uint8_t, 32> digest;
+    size_t payload = 0;
+    KILN_RT_TRY(check_digest(data, size, -1, &digest, &payload));
+    std::memcpy(out_digest, digest.data(), digest.size());
+    return {};
+  });
+}
+
+kiln_status kiln_module_artifact_digest(const kiln_module *module,
+                                        uint8_t out_digest[KILN_ARTIFACT_DIGEST_BYTES]) {
+  return guarded([&]() -> Status {
+    if (!module)
+      return null_arg("module");
+    if (!out_digest)
+      return null_arg("out_digest");
+    std::memcpy(out_digest, module->program->digest.data(), module->program->digest.size());
+    return {};
+  });
+}
 
 size_t kiln_module_input_count(const kiln_module *module) {
   return module ? module->program->inputs.size() : 0;

@@ -1,6 +1,7 @@
 // Artifact reader: verify the FlatBuffer, then check every index, offset and size of the
 // program against the buffers it refers to, and convert it into a Program the drivers trust.
 #include "kiln/artifact/kiln_generated.h"
+#include "runtime/digest.h"
 #include "runtime/program.h"
 
 #include <cerrno>
@@ -283,6 +284,10 @@ Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *o
     return bad(cat(size, " bytes is larger than a FlatBuffer can be"));
   if (!flatbuffers::BufferHasIdentifier(data, fb::ModelIdentifier()))
     return bad("file identifier is not \"KLN1\": not a kiln artifact");
+  // The content digest is checked before anything else is read; from here on `size` excludes
+  // the trailer.
+  std::array<uint8_t, 32> digest{};
+  KILN_RT_TRY(check_digest(data, size, bytes->fd_, &digest, &size));
   // The bytes are used in place. The verifier checks alignment relative to the buffer start;
   // reading scalars of up to 8 bytes then needs the start itself 8-byte aligned, so only a
   // misaligned buffer is copied (into storage freed with `bytes`).
@@ -297,6 +302,7 @@ Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *o
     return bad("the FlatBuffer does not verify (truncated or corrupt)");
   const fb::Model *model = fb::GetModel(base);
   auto p = std::make_unique<Program>();
+  p->digest = digest;
   KILN_RT_TRY(convert_model(model, base, p.get()));
   bytes->spirv_.clear();
   for (uint32_t i = 0; i < p->executables.size(); ++i) {

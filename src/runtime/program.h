@@ -60,6 +60,7 @@ struct Command {
 };
 
 struct Program {
+  std::array<uint8_t, 32> digest{}; // SHA-256 of the artifact content, checked at load
   std::string producer, target;
   std::vector<TensorSig> inputs, outputs;
   uint64_t constant_bytes = 0; // size of the constant data (read through ArtifactBytes)
@@ -85,7 +86,8 @@ public:
   // called, so the constant pages of a mapped file are never touched.
   Status read_constants(uint64_t offset, void *dst, size_t n) const;
   // Reads constants from `fd` (which must outlive this object) instead of from memory; the
-  // bytes passed to parse_artifact must be the file's contents from offset 0.
+  // bytes passed to parse_artifact must be the file's contents from offset 0. Called before
+  // parse_artifact, which then also hashes the content from the file.
   void read_from_file(int fd) { fd_ = fd; }
 
 private:

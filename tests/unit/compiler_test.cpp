@@ -55,7 +55,7 @@ const fb::Model *check_artifact(const std::vector<uint8_t> &bytes) {
   EXPECT_TRUE(fb::VerifyModelBuffer(v));
   EXPECT_TRUE(fb::ModelBufferHasIdentifier(bytes.data()));
   const fb::Model *m = fb::GetModel(bytes.data());
-  EXPECT_EQ(m->schema_version(), 1u);
+  EXPECT_EQ(m->schema_version(), 2u);
   EXPECT_EQ(m->producer()->str(), "kiln 0.1");
 #ifdef KILN_HAVE_SPIRV_TOOLS
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_2);

@@ -1,5 +1,6 @@
 // Runtime tests: every C API function (misuse included) on the null driver, artifact
 // verification, and real runs on the Vulkan driver (lavapipe in CI) with the validation layer.
+#include "kiln/artifact/digest.h"
 #include "kiln/artifact/kiln_generated.h"
 #include "kiln/kiln.h"
 #include "kiln/kiln.hpp"
@@ -51,6 +52,7 @@ struct Tweaks {
   bool need_cooperative_matrix = false;
   uint32_t push_bytes = 4;
   bool drop_third_binding = false; // the shader still uses binding 2: a validation error
+  bool seal = true;                // append the digest trailer
 };
 
 // y = (x + k) + x and z = x + k with x: f32[4,25], k a constant, through two dispatches of the
@@ -112,7 +114,10 @@ std::vector<uint8_t> make_artifact(const Tweaks &t = {}) {
                            b.CreateVector(consts), data_vec, b.CreateVector(exes),
                            b.CreateVector(cmds), kT2 + kBytes);
   FinishModelBuffer(b, model);
-  return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+  std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  if (t.seal)
+    kiln::artifact::seal_artifact(&bytes);
+  return bytes;
 }
 
 // Takes ownership of a status and returns "CODE: message" (or "OK").
@@ -380,25 +385,94 @@ TEST_F(NullModule, CorruptArtifacts) {
     EXPECT_STATUS(kiln_module_load_memory(device_, a.data(), cut, &m), "INVALID_ARTIFACT", "truncated");
   for (size_t cut : {size_t(16), a.size() / 2, a.size() - 1})
     EXPECT_STATUS(kiln_module_load_memory(device_, a.data(), cut, &m), "INVALID_ARTIFACT",
-                  "does not verify");
+                  "no checksum trailer at its end (truncated");
   std::vector<uint8_t> wrong = a;
   std::memcpy(wrong.data() + 4, "KLN2", 4);
   EXPECT_STATUS(kiln_module_load_memory(device_, wrong.data(), wrong.size(), &m), "INVALID_ARTIFACT",
                 "file identifier is not \"KLN1\"");
   Tweaks t;
-  t.schema_version = 2;
-  std::vector<uint8_t> v2 = make_artifact(t);
-  EXPECT_STATUS(kiln_module_load_memory(device_, v2.data(), v2.size(), &m), "INVALID_ARTIFACT",
-                "schema version 2 is not supported: this runtime reads version 1");
-  // Scribbling over the body must give a clean status, never a crash.
-  for (size_t i = 8; i < a.size(); i += 7) {
+  t.schema_version = 3;
+  std::vector<uint8_t> v3 = make_artifact(t);
+  EXPECT_STATUS(kiln_module_load_memory(device_, v3.data(), v3.size(), &m), "INVALID_ARTIFACT",
+                "schema version 3 is not supported: this runtime reads version 2");
+  // A version-1 artifact (no digest trailer) names its version.
+  t.schema_version = 1;
+  t.seal = false;
+  std::vector<uint8_t> v1 = make_artifact(t);
+  EXPECT_STATUS(kiln_module_load_memory(device_, v1.data(), v1.size(), &m), "INVALID_ARTIFACT",
+                "schema version 1 is not supported: this runtime reads version 2 (recompile");
+  // Any flipped byte before the trailer is caught by the digest, before parsing; with the
+  // digest recomputed, scribbling over the body must still give a clean status, never a crash.
+  const size_t payload = a.size() - kiln::artifact::kTrailerBytes;
+  for (size_t i = 8; i < payload; i += 7) {
     std::vector<uint8_t> c = a;
     c[i] ^= 0x5a;
+    EXPECT_STATUS(kiln_module_load_memory(device_, c.data(), c.size(), &m), "INVALID_ARTIFACT",
+                  "the artifact is corrupt (checksum mismatch");
+    c.resize(payload);
+    kiln::artifact::seal_artifact(&c);
     kiln_status s = kiln_module_load_memory(device_, c.data(), c.size(), &m);
     if (!s)
       kiln_module_release(m);
     kiln_status_free(s);
   }
+  std::vector<uint8_t> c = a; // a damaged trailer digest
+  c[payload + 5] ^= 1;
+  EXPECT_STATUS(kiln_module_load_memory(device_, c.data(), c.size(), &m), "INVALID_ARTIFACT",
+                "checksum mismatch");
+}
+
+// The digest is SHA-256 of the content before the trailer: known vectors, the same value from
+// kiln_artifact_digest, from a loaded module (memory and file), and for a damaged artifact an
+// error instead.
+TEST_F(NullModule, ArtifactDigest) {
+  using kiln::artifact::sha256;
+  using kiln::artifact::to_hex;
+  EXPECT_EQ(to_hex(sha256("", 0)),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(to_hex(sha256("abc", 3)),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const char *two_blocks = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  EXPECT_EQ(to_hex(sha256(two_blocks, std::strlen(two_blocks))),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  std::vector<uint8_t> million(1000000, 'a');
+  kiln::artifact::Sha256 chunked; // uneven updates across block boundaries
+  for (size_t at = 0; at < million.size(); at += 77)
+    chunked.update(million.data() + at, std::min<size_t>(77, million.size() - at));
+  EXPECT_EQ(to_hex(chunked.finish()),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+
+  std::vector<uint8_t> a = make_artifact();
+  const size_t payload = a.size() - kiln::artifact::kTrailerBytes;
+  uint8_t d[KILN_ARTIFACT_DIGEST_BYTES] = {}, from_module[KILN_ARTIFACT_DIGEST_BYTES] = {};
+  EXPECT_OK(kiln_artifact_digest(a.data(), a.size(), d));
+  kiln::artifact::Digest want = sha256(a.data(), payload);
+  EXPECT_EQ(std::memcmp(d, want.data(), want.size()), 0);
+  kiln_module *m = load(device_, a);
+  ASSERT_NE(m, nullptr);
+  EXPECT_OK(kiln_module_artifact_digest(m, from_module));
+  EXPECT_EQ(std::memcmp(from_module, want.data(), want.size()), 0);
+  kiln_module_release(m);
+  std::string path = ::testing::TempDir() + "kiln_runtime_digest.kiln";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(a.data()), a.size());
+  EXPECT_OK(kiln_module_load_file(device_, path.c_str(), &m));
+  std::memset(from_module, 0, sizeof from_module);
+  EXPECT_OK(kiln_module_artifact_digest(m, from_module));
+  EXPECT_EQ(std::memcmp(from_module, want.data(), want.size()), 0);
+  kiln_module_release(m);
+  // Damaged on disk: the file is hashed with pread, and the damage is caught.
+  std::vector<uint8_t> c = a;
+  c[payload / 2] ^= 0x01;
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(c.data()), c.size());
+  EXPECT_STATUS(kiln_module_load_file(device_, path.c_str(), &m), "INVALID_ARTIFACT",
+                "checksum mismatch");
+  std::remove(path.c_str());
+  EXPECT_STATUS(kiln_artifact_digest(c.data(), c.size(), d), "INVALID_ARTIFACT",
+                "checksum mismatch");
+  EXPECT_STATUS(kiln_artifact_digest(a.data(), payload, d), "INVALID_ARTIFACT",
+                "no checksum trailer");
+  EXPECT_STATUS(kiln_artifact_digest(nullptr, 0, d), "INVALID_ARGUMENT", "data is NULL");
+  EXPECT_STATUS(kiln_module_artifact_digest(nullptr, d), "INVALID_ARGUMENT", "module is NULL");
 }
 
 TEST_F(NullModule, OutOfRangeBufferRefs) {
