@@ -93,10 +93,9 @@ Result<Shape> reshape_dims(const Op &op, const Shape &in, const std::vector<int6
     return op_error(op, "shape has both 0 and -1 with allowzero=1");
   if (!all_static(in)) {
     if (infer_at < 0) return out;
-    int64_t prod = 1;
     for (size_t i = 0; i < out.size(); ++i)
-      if (static_cast<int64_t>(i) != infer_at) prod = out[i] < 0 ? -1 : prod * out[i];
-    if (prod == 0) return op_error(op, "cannot infer -1 with a zero-sized dimension");
+      if (static_cast<int64_t>(i) != infer_at && out[i] == 0)
+        return op_error(op, "cannot infer -1 with a zero-sized dimension");
     return out;
   }
   const int64_t numel = shape_numel(in);
@@ -104,7 +103,8 @@ Result<Shape> reshape_dims(const Op &op, const Shape &in, const std::vector<int6
   for (size_t i = 0; i < out.size(); ++i)
     if (static_cast<int64_t>(i) != infer_at) {
       if (out[i] < 0) return out; // copied dynamic dim (only during inference)
-      prod *= out[i];
+      if (__builtin_mul_overflow(prod, out[i], &prod))
+        return op_error(op, fmt::format("shape [{}] is too large", shape_str(out)));
     }
   if (infer_at >= 0) {
     if (prod == 0 || numel % prod != 0)
