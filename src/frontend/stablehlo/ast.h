@@ -46,7 +46,9 @@ struct Attr {
     TypeAttr,   // a type used as an attribute
     Dict,       // {a = 1, b}
     Dialect,    // #stablehlo.gather<...>, #stablehlo.scatter<...>, #stablehlo.dot<...>,
-                // #stablehlo.conv<...>: name is "stablehlo.gather" etc., params in `dict`
+                // #stablehlo.conv<...>: name is "stablehlo.gather" etc., params in `dict`;
+                // fields StableHLO's printer omits (empty lists, a zero index_vector_dim) are
+                // absent. Other dialects' attributes keep their text: dict {"raw": String}.
   };
   Kind kind = Kind::Unit;
   int64_t i = 0;            // Int, Bool (0/1)
