@@ -61,7 +61,7 @@ std::vector<std::string> NodeCtx::attr_strs(std::string_view n) const {
 Result<Tensor> NodeCtx::attr_tensor(std::string_view n) const {
   auto *a = attrs->find(n);
   if (!a || !a->has_t()) return error(fmt::format("attribute '{}' is missing", n));
-  auto r = decode_tensor(a->t(), attrs->base_dir, int64_t(1) << 32);
+  auto r = decode_tensor(a->t(), attrs->base_dir, limits().max_tensor_bytes);
   if (!r) return error(r.status().message());
   return r;
 }
@@ -139,6 +139,56 @@ struct Scope {
   }
 };
 
+// Reads opset_import entries; versions outside 1..INT32_MAX (and ai.onnx past kMaxOpset) are
+// refused before they are narrowed to int.
+template <class Ids> Status read_opsets(const Ids &ids, OpsetMap &opsets) {
+  for (const auto &o : ids) {
+    const std::string domain = norm_domain(o.domain());
+    const int64_t v = o.version();
+    if (domain.empty() && v > kMaxOpset)
+      return Status::error(
+          fmt::format("ONNX opset {} is newer than kiln supports (7 to {})", v, kMaxOpset));
+    if (v < 1 || v > INT32_MAX)
+      return Status::error(fmt::format("opset version {} of domain '{}' is not valid", v,
+                                       domain.empty() ? "ai.onnx" : domain));
+    opsets[domain] = static_cast<int>(v);
+  }
+  return Status::ok();
+}
+
+// Refuses declared dims that are negative (value_info and graph outputs are not otherwise
+// used, but a model that declares them is malformed).
+Status check_declared_dims(const onnx::ValueInfoProto &v, const char *what) {
+  if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return Status::ok();
+  for (const auto &d : v.type().tensor_type().shape().dim())
+    if (d.has_dim_value() && d.dim_value() < 0)
+      return Status::error(
+          fmt::format("{} '{}': negative dimension {}", what, v.name(), d.dim_value()));
+  return Status::ok();
+}
+
+// The type of a value a node produced: every static dim valid and the size within the tensor
+// limit, so that nothing later (executor, memory plan) sizes a buffer from an overflowed shape.
+Status check_result_size(const TensorType &t, int64_t max_bytes) {
+  if (!t.ranked) return Status::ok();
+  const int64_t max_elems = max_bytes / static_cast<int64_t>(dtype_size(t.dtype));
+  int64_t n = 1;
+  for (int64_t d : t.dims) {
+    if (d == kDynamic) continue;
+    if (d < 0)
+      return Status::error(fmt::format("result has dimension {} (its shape computation "
+                                       "overflowed or is invalid)",
+                                       d));
+    if (d != 0 && n > max_elems / d) n = max_elems + 1;
+    else n *= d;
+  }
+  if (n > max_elems)
+    return Status::error(fmt::format("result {} is larger than the {}-byte tensor limit "
+                                     "(KILN_MAX_TENSOR_BYTES)",
+                                     t.str(), max_bytes));
+  return Status::ok();
+}
+
 Result<TensorType> type_from_proto(const onnx::TypeProto &tp, const std::string &what) {
   if (!tp.has_tensor_type())
     return Status::error(fmt::format("{}: only tensor types are supported (sequence, map and "
@@ -176,14 +226,16 @@ public:
 
   Result<std::unique_ptr<Module>> run() {
     OpsetMap opsets;
-    for (const auto &o : model_.opset_import()) opsets[norm_domain(o.domain())] = static_cast<int>(o.version());
+    KILN_TRY(read_opsets(model_.opset_import(), opsets));
+    for (const auto &f : model_.functions()) {
+      OpsetMap fops;
+      KILN_TRY(read_opsets(f.opset_import(), fops).with_context(fmt::format("function {}", f.name())));
+    }
     if (!opsets.count("")) opsets[""] = 1;
-    if (opsets[""] > kMaxOpset)
-      return Status::error(fmt::format("ONNX opset {} is newer than kiln supports (7 to {})",
-                                       opsets[""], kMaxOpset));
 
     std::vector<std::string> missing;
     scan_unsupported(model_.graph(), opsets, missing);
+    if (missing.size() == 1) return Status::error(missing[0]);
     if (!missing.empty()) {
       std::string msg = fmt::format("{} node(s) cannot be imported:", missing.size());
       for (auto &s : missing) msg += "\n  " + s;
@@ -197,11 +249,16 @@ public:
     Scope scope;
     const auto &g = model_.graph();
     std::unordered_map<std::string, const onnx::TensorProto *> inits;
-    for (const auto &t : g.initializer()) inits[t.name()] = &t;
+    for (const auto &t : g.initializer())
+      if (!inits.emplace(t.name(), &t).second)
+        return Status::error(fmt::format("initializer '{}' is defined twice", t.name()));
     for (const auto &t : g.sparse_initializer())
       return Status::error(fmt::format("sparse initializer '{}' is not supported", t.values().name()));
+    KILN_TRY(check_graph_decls(g));
     for (const auto &in : g.input()) {
       if (inits.count(in.name())) continue;
+      if (scope.names.count(in.name()))
+        return Status::error(fmt::format("graph input '{}' is declared twice", in.name()));
       KILN_ASSIGN(TensorType t, type_from_proto(in.type(), fmt::format("graph input '{}'", in.name())));
       scope.names[in.name()] = fn->body.add_param(t, in.name());
     }
@@ -233,6 +290,13 @@ private:
     return it == functions_.end() ? nullptr : it->second;
   }
 
+  // Declared types of value_info entries and outputs, and unique input names.
+  static Status check_graph_decls(const onnx::GraphProto &g) {
+    for (const auto &v : g.value_info()) KILN_TRY(check_declared_dims(v, "value_info"));
+    for (const auto &v : g.output()) KILN_TRY(check_declared_dims(v, "graph output"));
+    return Status::ok();
+  }
+
   static int opset_of(const OpsetMap &opsets, const std::string &domain) {
     auto it = opsets.find(norm_domain(domain));
     return it == opsets.end() ? 1 : it->second;
@@ -249,7 +313,7 @@ private:
       if (converters().find(norm_domain(n.domain()), n.op_type())) continue;
       if (const auto *f = local_function(n)) {
         OpsetMap fops = opsets;
-        for (const auto &o : f->opset_import()) fops[norm_domain(o.domain())] = static_cast<int>(o.version());
+        (void)read_opsets(f->opset_import(), fops); // checked in run()
         onnx::GraphProto body;
         for (const auto &fn : f->node()) *body.add_node() = fn;
         scan_unsupported(body, fops, missing);
@@ -263,8 +327,37 @@ private:
 
   Status convert_nodes(const onnx::GraphProto &g, Scope &scope, Builder &b, const OpsetMap &opsets,
                        const NodeAttrs *fn_attrs) {
-    for (const auto &n : g.node()) KILN_TRY(convert_node(n, scope, b, opsets, fn_attrs));
+    for (int k = 0; k < g.node_size(); ++k) {
+      Status st = convert_node(g.node(k), scope, b, opsets, fn_attrs);
+      if (!st) return explain_undefined(g, k, scope, st);
+    }
     return Status::ok();
+  }
+
+  // When node k failed because an input is produced by node k itself or a later node, says so:
+  // the graph has a cycle or is not topologically sorted. Otherwise returns `st`.
+  static Status explain_undefined(const onnx::GraphProto &g, int k, const Scope &scope,
+                                  Status st) {
+    const onnx::NodeProto &n = g.node(k);
+    for (const auto &iname : n.input()) {
+      if (iname.empty() || scope.find(iname)) continue;
+      for (int j = k; j < g.node_size(); ++j)
+        for (const auto &o : g.node(j).output()) {
+          if (o != iname) continue;
+          const std::string label = n.name().empty() ? n.op_type() : n.name();
+          if (j == k)
+            return Status::error(fmt::format("node '{}' ({}): input '{}' is its own output: the "
+                                             "graph has a cycle",
+                                             label, n.op_type(), iname));
+          return Status::error(fmt::format(
+              "node '{}' ({}): input '{}' is produced later, by node '{}' ({}): the graph has a "
+              "cycle or is not topologically sorted",
+              label, n.op_type(), iname,
+              g.node(j).name().empty() ? g.node(j).op_type() : g.node(j).name(),
+              g.node(j).op_type()));
+        }
+    }
+    return st;
   }
 
   Result<Value *> constant_node(const onnx::NodeProto &n, const NodeAttrs &attrs, Builder &b) {
@@ -353,6 +446,13 @@ private:
     }
     for (int i = 0; i < n.output_size(); ++i) {
       if (n.output(i).empty()) continue;
+      if (scope.names.count(n.output(i)))
+        return Status::error(fmt::format("node '{}' ({}): output '{}' is already defined (each "
+                                         "value of an ONNX graph has one producer)",
+                                         label, n.op_type(), n.output(i)));
+      if (Status st = check_result_size(outs[i]->type, opt_.max_tensor_bytes); !st)
+        return st.with_context(fmt::format("node '{}' ({}): output '{}'", label, n.op_type(),
+                                           n.output(i)));
       scope.names[n.output(i)] = outs[i];
       if (outs[i]->name.empty()) outs[i]->name = n.output(i);
     }
@@ -363,7 +463,11 @@ private:
                                                  Builder &b, const OpsetMap &opsets,
                                                  const NodeAttrs *fn_attrs,
                                                  const std::vector<TensorType> &hints) {
-    if (++depth_ > 64) return Status::error("subgraphs are nested too deeply (limit 64)");
+    if (++depth_ > opt_.max_graph_depth)
+      return Status::error(fmt::format("subgraphs are nested more than {} deep "
+                                       "(KILN_MAX_GRAPH_DEPTH)",
+                                       opt_.max_graph_depth));
+    KILN_TRY(check_graph_decls(g));
     auto graph = std::make_unique<Graph>();
     Scope scope;
     scope.parent = &outer;
@@ -408,9 +512,12 @@ private:
                                                const std::vector<Value *> &ins,
                                                const NodeAttrs &call_attrs, Builder &b,
                                                const OpsetMap &outer_opsets) {
-    if (++depth_ > 64) return Status::error("functions are nested too deeply (limit 64)");
+    if (++depth_ > opt_.max_graph_depth)
+      return Status::error(fmt::format("functions are nested more than {} deep "
+                                       "(KILN_MAX_GRAPH_DEPTH)",
+                                       opt_.max_graph_depth));
     OpsetMap fops = outer_opsets;
-    for (const auto &o : f.opset_import()) fops[norm_domain(o.domain())] = static_cast<int>(o.version());
+    KILN_TRY(read_opsets(f.opset_import(), fops));
     Scope scope; // functions see only their inputs
     for (int i = 0; i < f.input_size(); ++i)
       if (i < static_cast<int>(ins.size()) && ins[i]) scope.names[f.input(i)] = ins[i];
@@ -431,7 +538,9 @@ private:
 Result<std::unique_ptr<Module>> import_bytes(const std::string &bytes, const std::string &base_dir,
                                              const ImportOptions &opt) {
   onnx::ModelProto m;
-  if (!m.ParseFromString(bytes)) return Status::error("not a valid ONNX model (protobuf parse failed)");
+  if (!m.ParseFromString(bytes))
+    return Status::error("not a valid ONNX model (protobuf parse failed: truncated, corrupt, or "
+                         "messages nested more than 100 deep)");
   if (!m.has_graph()) return Status::error("ONNX model has no graph");
   Importer imp(m, base_dir, opt);
   return imp.run();
@@ -441,7 +550,12 @@ Result<std::unique_ptr<Module>> import_file(const std::string &path, const Impor
   std::error_code ec;
   auto size = fs::file_size(path, ec);
   if (ec) return Status::error(fmt::format("{}: cannot read", path));
-  if (size > (uint64_t(2) << 30)) return Status::error(fmt::format("{}: file is larger than 2 GiB", path));
+  if (size > static_cast<uint64_t>(opt.max_model_bytes))
+    return Status::error(fmt::format("{}: {} bytes is larger than the {}-byte model limit "
+                                     "(KILN_MAX_MODEL_BYTES)",
+                                     path, size, opt.max_model_bytes));
+  if (size >= (uint64_t(2) << 30))
+    return Status::error(fmt::format("{}: file is larger than 2 GiB (protobuf's limit)", path));
   std::ifstream f(path, std::ios::binary);
   std::string bytes(size, '\0');
   f.read(bytes.data(), static_cast<std::streamsize>(size));

@@ -3,13 +3,17 @@
 #pragma once
 
 #include "ir/graph.h"
+#include "support/limits.h"
 
 #include <string>
 
 namespace kiln::onnx_fe {
 
+// Defaults from limits() (KILN_MAX_* environment variables).
 struct ImportOptions {
-  int64_t max_tensor_bytes = int64_t(4) << 30; // per initializer / external data file
+  int64_t max_tensor_bytes = limits().max_tensor_bytes; // per initializer, per node result
+  int64_t max_model_bytes = limits().max_model_bytes;   // the .onnx file
+  int max_graph_depth = limits().max_graph_depth;       // nested subgraphs and functions
 };
 
 // Imports the model; the module has one function "main" whose params are the graph inputs that

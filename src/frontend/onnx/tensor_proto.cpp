@@ -44,14 +44,32 @@ std::string onnx_dtype_name(int64_t code) {
 
 namespace {
 
+// A decimal byte count of external_data ("offset", "length"): digits only, no overflow.
+Result<int64_t> parse_count(const std::string &s, const std::string &key) {
+  int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9' || s.size() > 24)
+      return Status::error(fmt::format("external data {} '{}' is not a byte count", key, s));
+    if (v > (INT64_MAX - (c - '0')) / 10)
+      return Status::error(fmt::format("external data {} {} is too large", key, s));
+    v = v * 10 + (c - '0');
+  }
+  if (s.empty()) return Status::error(fmt::format("external data {} is empty", key));
+  return v;
+}
+
 Result<std::string> read_external(const onnx::TensorProto &t, const std::string &base_dir,
                                   size_t need) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto &kv : t.external_data()) {
-    if (kv.key() == "location") location = kv.value();
-    else if (kv.key() == "offset") offset = std::atoll(kv.value().c_str());
-    else if (kv.key() == "length") length = std::atoll(kv.value().c_str());
+    if (kv.key() == "location") {
+      location = kv.value();
+    } else if (kv.key() == "offset") {
+      KILN_ASSIGN(offset, parse_count(kv.value(), "offset"));
+    } else if (kv.key() == "length") {
+      KILN_ASSIGN(length, parse_count(kv.value(), "length"));
+    }
   }
   if (base_dir.empty()) return Status::error("external data is not allowed here");
   if (location.empty()) return Status::error("external data without a location");
@@ -64,11 +82,11 @@ Result<std::string> read_external(const onnx::TensorProto &t, const std::string 
   std::error_code ec;
   auto size = fs::file_size(p, ec);
   if (ec) return Status::error(fmt::format("external data '{}' cannot be read", location));
-  if (offset < 0 || static_cast<uint64_t>(offset) > size)
+  if (static_cast<uint64_t>(offset) > size)
     return Status::error(fmt::format("external data '{}': offset {} is past its end ({} bytes)",
                                      location, offset, size));
   if (length < 0) length = static_cast<int64_t>(size) - offset;
-  if (static_cast<uint64_t>(offset + length) > size)
+  if (static_cast<uint64_t>(length) > size - static_cast<uint64_t>(offset))
     return Status::error(fmt::format("external data '{}': range {}+{} is past its end ({} bytes)",
                                      location, offset, length, size));
   if (static_cast<size_t>(length) != need)
@@ -151,7 +169,7 @@ Result<Tensor> read_tensor_pb(const std::string &path) {
   if (!f) return Status::error(fmt::format("{}: cannot open", path));
   onnx::TensorProto t;
   if (!t.ParseFromIstream(&f)) return Status::error(fmt::format("{}: not a TensorProto", path));
-  auto r = decode_tensor(t, fs::path(path).parent_path().string(), int64_t(1) << 32);
+  auto r = decode_tensor(t, fs::path(path).parent_path().string(), limits().max_tensor_bytes);
   if (!r) return r.status().with_context(path);
   return r;
 }
