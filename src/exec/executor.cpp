@@ -1,8 +1,10 @@
 #include "exec/executor.h"
 
 #include "ir/op_registry.h"
+#include "support/limits.h"
 
 #include <fmt/format.h>
+#include <new>
 #include <unordered_map>
 
 namespace kiln {
@@ -30,6 +32,53 @@ bool type_matches(const TensorType &t, const Tensor &x) {
   for (size_t i = 0; i < t.dims.size(); ++i)
     if (t.dims[i] >= 0 && t.dims[i] != x.shape()[i]) return false;
   return true;
+}
+
+bool has_dynamic_dim(const TensorType &t) {
+  for (int64_t d : t.dims)
+    if (d < 0) return true;
+  return false;
+}
+
+// The result types of `op` for the operand values at hand: where a recorded type has dynamic
+// dims, the op's shape function is asked again with every operand value known.
+std::vector<TensorType> actual_result_types(const Op &op, const std::vector<Tensor> &in,
+                                            const std::vector<bool> &absent) {
+  std::vector<TensorType> types;
+  bool dynamic = false;
+  for (const Value *r : op.results) {
+    types.push_back(r->type);
+    dynamic = dynamic || has_dynamic_dim(r->type);
+  }
+  if (!dynamic || !op.def->infer || !op.regions.empty()) return types;
+  std::vector<TensorType> in_types(in.size());
+  InferCtx ctx{op, {}, {}, {}};
+  for (size_t i = 0; i < in.size(); ++i) {
+    in_types[i] = TensorType::of(in[i]);
+    ctx.in.push_back(absent[i] ? nullptr : &in_types[i]);
+    ctx.consts.push_back(absent[i] ? nullptr : &in[i]);
+  }
+  if (op.def->infer(ctx) && ctx.out.size() == types.size()) return ctx.out;
+  return types;
+}
+
+// Refuses a result larger than the tensor limit before its op allocates it.
+Status check_result_bytes(const Op &op, const std::vector<TensorType> &types, int64_t max_bytes) {
+  for (size_t i = 0; i < types.size(); ++i) {
+    const TensorType &t = types[i];
+    if (!t.ranked) continue;
+    const int64_t max_elems = max_bytes / static_cast<int64_t>(dtype_size(t.dtype));
+    int64_t n = 1;
+    for (int64_t d : t.dims) {
+      if (d < 0) continue;
+      n = (d != 0 && n > max_elems / d) ? max_elems + 1 : n * d;
+    }
+    if (n > max_elems)
+      return Status::error(fmt::format("{}: result {} ({}) is larger than the {}-byte tensor "
+                                       "limit (KILN_MAX_TENSOR_BYTES)",
+                                       op.describe(), i, t.str(), max_bytes));
+  }
+  return Status::ok();
 }
 
 template <class F> void for_each_region_use(const Graph &g, const F &f) {
@@ -83,8 +132,13 @@ Result<std::vector<Tensor>> run_graph(const Graph &g, std::vector<Tensor> params
     }
     if (!op.def->eval)
       return Status::error(fmt::format("{}: has no reference implementation", op.describe()));
+    KILN_TRY(check_result_bytes(op, actual_result_types(op, in, absent), limits().max_tensor_bytes));
     EvalCtx ctx{op, in, {}, runner, absent};
-    KILN_TRY(op.def->eval(ctx));
+    try {
+      KILN_TRY(op.def->eval(ctx));
+    } catch (const std::bad_alloc &) {
+      return Status::error(fmt::format("{}: out of memory", op.describe()));
+    }
     if (ctx.out.size() != op.results.size())
       return Status::error(fmt::format("{}: produced {} results, expected {}", op.describe(),
                                        ctx.out.size(), op.results.size()));

@@ -3,6 +3,7 @@
 #include "exec/executor.h"
 #include "frontend/model_import.h"
 #include "frontend/onnx/importer.h"
+#include "support/limits.h"
 #include "support/npy.h"
 #include "tools/device_runner.h"
 #include "tools/tools.h"
@@ -116,7 +117,16 @@ Status run(const RunArgs &a) {
       return Status::error("an artifact runs on a runtime device (--device vulkan), not cpu-ref");
     std::ifstream f(a.model, std::ios::binary);
     if (!f) return Status::error(fmt::format("{}: cannot open", a.model));
-    artifact.assign(std::istreambuf_iterator<char>(f), {});
+    std::error_code ec;
+    const auto size = fs::file_size(a.model, ec);
+    if (ec) return Status::error(fmt::format("{}: cannot read", a.model));
+    if (size > static_cast<uint64_t>(limits().max_model_bytes))
+      return Status::error(fmt::format("{}: {} bytes is larger than the {}-byte model limit "
+                                       "(KILN_MAX_MODEL_BYTES)",
+                                       a.model, size, limits().max_model_bytes));
+    artifact.resize(size);
+    f.read(reinterpret_cast<char *>(artifact.data()), static_cast<std::streamsize>(size));
+    if (!f) return Status::error(fmt::format("{}: read failed", a.model));
     KILN_ASSIGN(auto sig, runner->artifact_signature(artifact));
     params = sig.inputs;
     for (auto &o : sig.outputs) out_names.push_back(o.first);
