@@ -198,9 +198,37 @@ Outs convert_convolution(OpCtx &c) {
   return one(c.transpose(y, perm));
 }
 
+// batch_norm_inference: (x - mean) * scale / sqrt(variance + epsilon) + offset along
+// feature_index.
+Outs convert_batch_norm_inference(OpCtx &c) {
+  Value *x = c.in.at(0);
+  KILN_ASSIGN(int64_t fi, c.int_attr("feature_index"));
+  const Attr *eps = c.attr("epsilon");
+  if (!eps || (eps->kind != Attr::Kind::Float && eps->kind != Attr::Kind::Int))
+    return c.error("missing attribute 'epsilon'");
+  const DType t = x->type.dtype;
+  if (!is_float(t)) return c.error("batch_norm_inference needs a float operand");
+  if (fi < 0 || fi >= x->type.rank()) return c.error("feature_index is out of range");
+  Shape s(x->type.dims.size(), 1);
+  s[fi] = x->type.dims[fi];
+  std::vector<Value *> p;
+  for (size_t i = 1; i < 5; ++i) {
+    KILN_ASSIGN(Value * v, c.reshape(c.in.at(i), s));
+    p.push_back(v);
+  }
+  const double e = eps->kind == Attr::Kind::Float ? eps->f : static_cast<double>(eps->i);
+  KILN_ASSIGN(Value * ve, c.make("kiln.add", {p[3], c.scalar(t, e)}));
+  KILN_ASSIGN(Value * sd, c.make("kiln.sqrt", {ve}));
+  KILN_ASSIGN(Value * k, c.make("kiln.div", {p[0], sd}));
+  KILN_ASSIGN(Value * xc, c.make("kiln.sub", {x, p[2]}));
+  KILN_ASSIGN(Value * y, c.make("kiln.mul", {xc, k}));
+  return one(c.make("kiln.add", {y, p[1]}));
+}
+
 } // namespace
 
 void register_nn(ConverterTable &t) {
+  t.add("stablehlo.batch_norm_inference", convert_batch_norm_inference);
   t.add("stablehlo.dot_general", convert_dot_general);
   t.add("stablehlo.dot", convert_dot);
   t.add("stablehlo.convolution", convert_convolution);

@@ -360,9 +360,21 @@ Outs convert_sort(OpCtx &c) {
   return outs;
 }
 
+// chlo.top_k(x, k): the k largest along the last dim, sorted, with i32 indices.
+Outs convert_top_k(OpCtx &c) {
+  Value *x = c.in.at(0);
+  KILN_ASSIGN(int64_t k, c.int_attr("k"));
+  if (x->type.rank() < 1) return c.error("top_k needs rank >= 1");
+  AttrMap a{{"axis", int64_t(-1)}, {"largest", int64_t(1)}, {"sorted", int64_t(1)}};
+  KILN_ASSIGN(auto tk, c.make_n("kiln.topk", {x, c.scalar_int(DType::i64, k)}, a, 2));
+  KILN_ASSIGN(Value * idx, c.cast(tk[1], c.result_dtype(1)));
+  return std::vector<Value *>{tk[0], idx};
+}
+
 } // namespace
 
 void register_reduce(ConverterTable &t) {
+  t.add("chlo.top_k", convert_top_k);
   t.add("stablehlo.reduce", convert_reduce);
   t.add("stablehlo.reduce_window", convert_reduce_window);
   t.add("stablehlo.sort", convert_sort);

@@ -230,7 +230,8 @@ private:
       if (i < op.result_types.size()) {
         const Type &t = op.result_types[i];
         if (v->type.dtype != t.dtype || v->type.dims != t.dims || !v->type.ranked)
-          return ctx.error(fmt::format("internal: result {} converted to {} but the op declares {}",
+          return ctx.error(fmt::format("result {} has type {} by StableHLO's rules but the op "
+                                       "declares {}",
                                        i, v->type.str(), type_str(t)));
       }
       scope.names[op.results[i]] = v;
