@@ -197,6 +197,85 @@ TEST(StablehloImport, WhileLoopRunsUntilTheCondition) {
   }
 }
 
+TEST(StablehloImport, SortAndArgsortByComparator) {
+  // Descending sort of (values, iota) with a TOTALORDER comparator: stable, indices follow.
+  const std::string body =
+      "    %i = \"stablehlo.iota\"() <{iota_dimension = 0 : i64}> : () -> tensor<5xi32>\n"
+      "    %0:2 = \"stablehlo.sort\"(%arg0, %i) <{dimension = 0 : i64, is_stable = true}> ({\n"
+      "    ^bb0(%a: tensor<f32>, %b: tensor<f32>, %p: tensor<i32>, %q: tensor<i32>):\n"
+      "      %c = \"stablehlo.compare\"(%a, %b) <{compare_type = #stablehlo<comparison_type "
+      "TOTALORDER>, comparison_direction = #stablehlo<comparison_direction GT>}> : "
+      "(tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+      "      \"stablehlo.return\"(%c) : (tensor<i1>) -> ()\n"
+      "    }) : (tensor<5xf32>, tensor<5xi32>) -> (tensor<5xf32>, tensor<5xi32>)\n"
+      "    \"func.return\"(%0#0, %0#1) : (tensor<5xf32>, tensor<5xi32>) -> ()\n";
+  auto r = run("(%arg0: tensor<5xf32>) -> (tensor<5xf32>, tensor<5xi32>)", body,
+               {f32s({3, -1, 7, 3, 0}, {5})});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(vals(r.value()[0]), (std::vector<double>{7, 3, 3, 0, -1}));
+  EXPECT_EQ(vals(r.value()[1]), (std::vector<double>{2, 0, 3, 4, 1}));
+}
+
+TEST(StablehloImport, ArgmaxFromVariadicReduce) {
+  // The body JAX emits for argmax: NaN wins, ties go to the smaller index.
+  const std::string body =
+      "    %i = \"stablehlo.iota\"() <{iota_dimension = 1 : i64}> : () -> tensor<2x4xi32>\n"
+      "    %m = \"stablehlo.constant\"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>\n"
+      "    %z = \"stablehlo.constant\"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>\n"
+      "    %0:2 = \"stablehlo.reduce\"(%arg0, %i, %m, %z) <{dimensions = array<i64: 1>}> ({\n"
+      "    ^bb0(%a: tensor<f32>, %ai: tensor<i32>, %b: tensor<f32>, %bi: tensor<i32>):\n"
+      "      %gt = \"stablehlo.compare\"(%a, %b) <{comparison_direction = "
+      "#stablehlo<comparison_direction GT>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+      "      %nan = \"stablehlo.compare\"(%a, %a) <{comparison_direction = "
+      "#stablehlo<comparison_direction NE>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+      "      %pick = \"stablehlo.or\"(%gt, %nan) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "      %eq = \"stablehlo.compare\"(%a, %b) <{comparison_direction = "
+      "#stablehlo<comparison_direction EQ>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+      "      %lt = \"stablehlo.compare\"(%ai, %bi) <{comparison_direction = "
+      "#stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+      "      %tie = \"stablehlo.and\"(%eq, %lt) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "      %idx = \"stablehlo.or\"(%pick, %tie) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "      %v = \"stablehlo.select\"(%pick, %a, %b) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+      "      %j = \"stablehlo.select\"(%idx, %ai, %bi) : (tensor<i1>, tensor<i32>, tensor<i32>) -> tensor<i32>\n"
+      "      \"stablehlo.return\"(%v, %j) : (tensor<f32>, tensor<i32>) -> ()\n"
+      "    }) : (tensor<2x4xf32>, tensor<2x4xi32>, tensor<f32>, tensor<i32>) -> (tensor<2xf32>, "
+      "tensor<2xi32>)\n"
+      "    \"func.return\"(%0#1) : (tensor<2xi32>) -> ()\n";
+  auto r = run("(%arg0: tensor<2x4xf32>) -> tensor<2xi32>", body,
+               {f32s({1, 5, 5, 2, -1, -3, -1, -2}, {2, 4})});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(vals(r.value()[0]), (std::vector<double>{1, 0}));
+}
+
+TEST(StablehloImport, ReduceWindowPaddingDilationAndInit) {
+  // [4 1 3] dilated by 2 with +inf: [4 inf 1 inf 3], padded (1, 0): [inf 4 inf 1 inf 3];
+  // windows of 2 at stride 2: [4 1 3].  Then a window of 3 at stride 1 over [4 1 3] padded
+  // (1, 1) with init 1, a sum: [1 4 1 3 1] -> 6 8 5, plus the init (not the identity) -> 7 9 6.
+  const std::string body =
+      "    %inf = \"stablehlo.constant\"() <{value = dense<0x7F800000> : tensor<f32>}> : () -> tensor<f32>\n"
+      "    %0 = \"stablehlo.reduce_window\"(%arg0, %inf) <{base_dilations = array<i64: 2>, "
+      "padding = dense<[[1, 0]]> : tensor<1x2xi64>, window_dimensions = array<i64: 2>, "
+      "window_strides = array<i64: 2>}> ({\n"
+      "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+      "      %m = \"stablehlo.minimum\"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+      "      \"stablehlo.return\"(%m) : (tensor<f32>) -> ()\n"
+      "    }) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>\n"
+      "    %one = \"stablehlo.constant\"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>\n"
+      "    %1 = \"stablehlo.reduce_window\"(%0, %one) <{padding = dense<[[1, 1]]> : tensor<1x2xi64>, "
+      "window_dimensions = array<i64: 3>}> ({\n"
+      "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+      "      %m = \"stablehlo.add\"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+      "      \"stablehlo.return\"(%m) : (tensor<f32>) -> ()\n"
+      "    }) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>\n"
+      "    \"func.return\"(%0, %1) : (tensor<3xf32>, tensor<3xf32>) -> ()\n";
+  auto r = run("(%arg0: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)", body,
+               {f32s({4, 1, 3}, {3})});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(vals(r.value()[0]), (std::vector<double>{4, 1, 3}));
+  const std::vector<double> sums = vals(r.value()[1]), want = {7, 9, 6};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(sums[i], want[i], 1e-5);
+}
+
 TEST(StablehloImport, ReturnedParameterGetsItsOwnResult) {
   auto m = stablehlo_fe::import_text("func.func @main(%arg0: tensor<2xf32>) -> (tensor<2xf32>, "
                                      "tensor<2xf32>) {\n  \"func.return\"(%arg0, %arg0) : "
