@@ -872,13 +872,16 @@ TEST(VulkanFault, DeviceLossIsStickyAndReleasable) {
 
 // Synchronization validation is really on with KILN_VULKAN_VALIDATION=sync: a program recorded
 // without its barriers (KILN_VULKAN_FAULT=no-barriers) is a data race between dispatches, which
-// the layer reports and which fails the run. With the barriers the same program runs clean.
+// the layer reports and which fails the run. With the barriers the same program runs clean,
+// also through staging buffers (KILN_VULKAN_FAULT=no-map: constant upload, input and output
+// copies, as on a GPU whose memory the host cannot map).
 TEST(VulkanSyncValidation, MissingBarrierIsReported) {
   if (!have_vulkan())
     GTEST_SKIP() << "no Vulkan device";
   ScopedEnv sync("KILN_VULKAN_VALIDATION", "sync");
   const std::vector<uint8_t> a = make_artifact();
-  for (const char *fault : {"", "no-barriers"}) {
+  uint64_t live_plain = 0, live_staged = 0; // buffers + allocations while a module is loaded
+  for (const char *fault : {"", "no-map", "no-barriers"}) {
     kiln_device *d = nullptr;
     {
       ScopedEnv env("KILN_VULKAN_FAULT", fault);
@@ -895,16 +898,24 @@ TEST(VulkanSyncValidation, MissingBarrierIsReported) {
     std::string s = take(kiln_module_run(m, io.inputs.data(), 1, io.outputs.data(), 2));
     uint64_t messages = 0;
     EXPECT_OK(kiln_device_validation_message_count(d, &messages));
-    if (*fault) {
+    if (std::string(fault) == "no-barriers") {
       EXPECT_EQ(s.rfind("DEVICE_ERROR: the Vulkan validation layer reported", 0), 0u) << s;
       EXPECT_GT(messages, 0u);
     } else {
-      EXPECT_EQ(s, "OK: OK");
+      EXPECT_EQ(s, "OK: OK") << fault;
       io.expect_exact();
-      EXPECT_EQ(messages, 0u);
+      EXPECT_EQ(messages, 0u) << fault;
+      (*fault ? live_staged : live_plain) = kiln::rt::vk::live_allocations();
     }
     kiln_module_release(m);
     kiln_device_release(d);
+  }
+  // A CPU device's memory is mappable and needs no staging, so there no-map adds staging
+  // buffers (a discrete GPU stages either way).
+  kiln_device_info info;
+  EXPECT_OK(kiln_device_describe("vulkan", &info));
+  if (std::string(info.device_type) == "cpu") {
+    EXPECT_GT(live_staged, live_plain) << "no-map did not add staging buffers";
   }
 }
 

@@ -209,8 +209,8 @@ Status parse_fault(const char *value, Fault *out) {
   if (!value || !*value)
     return {};
   const std::string v = value;
-  if (v == "no-barriers") {
-    out->kind = Fault::no_barriers;
+  if (v == "no-barriers" || v == "no-map") {
+    out->kind = v == "no-map" ? Fault::no_map : Fault::no_barriers;
     return {};
   }
   const size_t colon = v.find(':');
@@ -223,7 +223,7 @@ Status parse_fault(const char *value, Fault *out) {
                                            : Fault::none;
   if (k == Fault::none || !digits || std::stoull(count) == 0)
     return error(KILN_INVALID_ARGUMENT, "KILN_VULKAN_FAULT='", v,
-                 "' is not alloc:N, submit:N, lost:N (N >= 1) or no-barriers");
+                 "' is not alloc:N, submit:N, lost:N (N >= 1), no-barriers or no-map");
   out->kind = k;
   out->nth = std::stoull(count);
   return {};
@@ -376,7 +376,8 @@ Status create_buffer_parts(Device &d, VkDeviceSize size, VkBufferUsageFlags usag
   g_live_allocations.fetch_add(1);
   KILN_RT_TRY(check(d.vkBindBufferMemory(d.device, out->buffer, out->memory, 0),
                     "vkBindBufferMemory"));
-  if ((mem.memoryTypes[type].propertyFlags & host) == host)
+  const bool unmapped = use == MemoryUse::device_local && d.fault.kind == Fault::no_map;
+  if ((mem.memoryTypes[type].propertyFlags & host) == host && !unmapped)
     KILN_RT_TRY(check(d.vkMapMemory(d.device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped),
                       "vkMapMemory"));
   return {};

@@ -31,9 +31,11 @@ Status enumerate(const Instance &instance, std::vector<PhysicalInfo> *out);
 //   lost:N     the Nth vkWaitForFences waits as usual, then reports VK_ERROR_DEVICE_LOST
 //   no-barriers  records programs without barriers between commands: a deliberate data race
 //              for proving that synchronization validation (KILN_VULKAN_VALIDATION=sync) works
+//   no-map     never maps device-local memory, so constants, inputs and outputs go through
+//              staging buffers and copies as on a discrete GPU (lavapipe's memory is mappable)
 // Counters belong to the device, so every kiln_device_open starts again from zero.
 struct Fault {
-  enum Kind { none, alloc, submit, lost, no_barriers };
+  enum Kind { none, alloc, submit, lost, no_barriers, no_map };
   Kind kind = none;
   uint64_t nth = 0;
   std::atomic<uint64_t> calls{0};
