@@ -3,6 +3,7 @@
 
 #include "compiler/lower.h"
 #include "ir/op_registry.h"
+#include "support/limits.h"
 
 #include <fmt/format.h>
 
@@ -54,6 +55,15 @@ Status check_static(const Value *v, const std::string &what) {
   if (!v->type.ranked || !v->type.is_static())
     return Status::error(fmt::format("{} has type {}; the Vulkan compiler needs static shapes",
                                      what, v->type.str()));
+  // Checked before any buffer is sized from the dims (KILN_MAX_TENSOR_BYTES, docs/LIMITS.md).
+  const int64_t max_bytes = limits().max_tensor_bytes;
+  const int64_t max_elems = max_bytes / static_cast<int64_t>(dtype_size(v->type.dtype));
+  int64_t n = 1;
+  for (int64_t d : v->type.dims) n = (d != 0 && n > max_elems / d) ? max_elems + 1 : n * d;
+  if (n > max_elems)
+    return Status::error(fmt::format("{} ({}) is larger than the {}-byte tensor limit "
+                                     "(KILN_MAX_TENSOR_BYTES)",
+                                     what, v->type.str(), max_bytes));
   return Status::ok();
 }
 
@@ -64,6 +74,8 @@ Status lower_op(LowerCtx &c, const Op &op, const std::unordered_set<const Value 
     return Status::error(op.describe() +
                          ": control flow has no Vulkan lowering yet (only straight-line graphs)");
   KILN_TRY(require_static(op));
+  for (size_t i = 0; i < op.results.size(); ++i)
+    KILN_TRY(check_static(op.results[i], fmt::format("{}: result {}", op.describe(), i)));
   bool all_empty = true;
   for (const Value *r : op.results) all_empty = all_empty && shape_numel(r->type.dims) == 0;
   if (all_empty) { // nothing to compute: empty tensors are never bound
