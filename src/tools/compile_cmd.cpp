@@ -217,6 +217,7 @@ void add_compile_commands(CLI::App &app) {
   val->add_option("--rtol", v->rtol, "relative tolerance");
   val->add_option("--atol", v->atol, "absolute tolerance");
   val->callback([v] { fail_on(validate(*v)); });
+  add_inspect_command(app);
 }
 
 } // namespace kiln::tools

@@ -17,6 +17,7 @@ void add_run_command(CLI::App &app);
 void add_conform_command(CLI::App &app);
 void add_opt_command(CLI::App &app);
 void add_compile_commands(CLI::App &app); // compile, devices, validate
+void add_inspect_command(CLI::App &app);
 
 // Loads a .npy or TensorProto .pb file as a tensor.
 Result<Tensor> load_tensor_file(const std::string &path);

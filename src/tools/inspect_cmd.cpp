@@ -1,0 +1,90 @@
+// kiln inspect: an artifact's digest (for pinning, docs/SECURITY.md), signature and commands,
+// read through the runtime's C API on the null device (nothing runs).
+#include "kiln/kiln.h"
+#include "tools/tools.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+namespace kiln::tools {
+
+namespace {
+
+struct Released {
+  void operator()(kiln_device *d) const { kiln_device_release(d); }
+  void operator()(kiln_module *m) const { kiln_module_release(m); }
+};
+
+Status from_runtime(kiln_status s, const std::string &what) {
+  if (!s)
+    return Status::ok();
+  std::string message = fmt::format("{}: {}", what, kiln_status_message(s));
+  kiln_status_free(s);
+  return Status::error(message);
+}
+
+std::string describe(const kiln_tensor_info &t) {
+  std::string dims;
+  for (uint32_t i = 0; i < t.rank; ++i)
+    dims += fmt::format("{}{}", i ? "x" : "", t.shape[i]);
+  return fmt::format("'{}' {}[{}] ({} bytes)", t.name, kiln_dtype_name(t.dtype), dims, t.bytes);
+}
+
+Status inspect(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::error(fmt::format("cannot open '{}'", path));
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  uint8_t digest[KILN_ARTIFACT_DIGEST_BYTES];
+  KILN_TRY(from_runtime(kiln_artifact_digest(bytes.data(), bytes.size(), digest), path));
+  std::string hex;
+  for (uint8_t b : digest)
+    hex += fmt::format("{:02x}", b);
+  fmt::print("sha256: {}\n", hex);
+  kiln_device *d = nullptr;
+  KILN_TRY(from_runtime(kiln_device_open("null", &d), "null device"));
+  std::unique_ptr<kiln_device, Released> device(d);
+  kiln_module *m = nullptr;
+  KILN_TRY(from_runtime(kiln_module_load_memory(d, bytes.data(), bytes.size(), &m), path));
+  std::unique_ptr<kiln_module, Released> module(m);
+  fmt::print("schema version: {}\n", KILN_ARTIFACT_SCHEMA_VERSION);
+  for (size_t i = 0; i < kiln_module_input_count(m); ++i) {
+    kiln_tensor_info t;
+    KILN_TRY(from_runtime(kiln_module_input_info(m, i, &t), "input"));
+    fmt::print("input {}: {}\n", i, describe(t));
+  }
+  for (size_t i = 0; i < kiln_module_output_count(m); ++i) {
+    kiln_tensor_info t;
+    KILN_TRY(from_runtime(kiln_module_output_info(m, i, &t), "output"));
+    fmt::print("output {}: {}\n", i, describe(t));
+  }
+  size_t dispatches = 0, copies = 0;
+  for (size_t i = 0; i < kiln_module_command_count(m); ++i) {
+    kiln_command_info c;
+    KILN_TRY(from_runtime(kiln_module_command_info(m, i, &c), "command"));
+    ++(c.kind == KILN_COMMAND_COPY ? copies : dispatches);
+  }
+  fmt::print("commands: {} dispatches, {} copies\n", dispatches, copies);
+  return Status::ok();
+}
+
+} // namespace
+
+void add_inspect_command(CLI::App &app) {
+  auto path = std::make_shared<std::string>();
+  auto *cmd = app.add_subcommand(
+      "inspect", "Check an artifact's digest and print it (sha256, for pinning) and its signature");
+  cmd->add_option("artifact", *path, "compiled artifact (.kiln)")->required();
+  cmd->callback([path] {
+    Status s = inspect(*path);
+    if (!s) {
+      fmt::print(stderr, "error: {}\n", s.message());
+      throw CLI::RuntimeError(1);
+    }
+  });
+}
+
+} // namespace kiln::tools
