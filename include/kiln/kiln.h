@@ -178,7 +178,8 @@ void kiln_module_release(kiln_module *module);
 /* Artifact digest: an artifact ends with a 40-byte trailer holding the SHA-256 of everything
  * before it (schema/kiln.fbs). Loading recomputes it before anything else is parsed and fails
  * with KILN_INVALID_ARTIFACT ("checksum mismatch") when they differ. The digest also
- * identifies the artifact: `head -c -40 FILE | sha256sum` prints it. */
+ * identifies the artifact: `kiln inspect FILE` prints it, as does `head -c -40 FILE | sha256sum`.
+ * docs/SECURITY.md says what the digest does and does not protect against. */
 #define KILN_ARTIFACT_DIGEST_BYTES 32
 /* Checks the digest of the artifact in `data` without parsing anything else and writes it to
  * `out_digest`. To pin a trusted artifact, compare it with a digest obtained from a trusted
