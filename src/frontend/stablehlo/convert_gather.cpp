@@ -146,6 +146,32 @@ Result<Value *> component(OpCtx &c, Value *iv, int64_t k, const std::vector<int6
 // Batch index of original start-index dim `sd` among the dims other than index_vector_dim.
 int64_t batch_index(int64_t sd, int64_t ivd) { return sd > ivd ? sd - 1 : sd; }
 
+Status distinct_in_range(OpCtx &c, const std::vector<int64_t> &v, int64_t n, const char *what) {
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(n, 0)), false);
+  for (int64_t d : v) {
+    if (d < 0 || d >= n || seen[d]) return c.error(fmt::format("{} are invalid", what));
+    seen[d] = true;
+  }
+  return Status::ok();
+}
+
+// The dimension numbers gather and scatter share: operand dims named by index_map, collapsed
+// (inserted) and batching lists; index dims named by the index batching list.
+Status check_dnums(OpCtx &c, int64_t r, int64_t idx_rank, int64_t ivd,
+                   const std::vector<int64_t> &index_map, const std::vector<int64_t> &collapsed,
+                   const std::vector<int64_t> &obatch, const std::vector<int64_t> &ibatch) {
+  KILN_TRY(distinct_in_range(c, index_map, r, "index map dims"));
+  KILN_TRY(distinct_in_range(c, collapsed, r, "collapsed / inserted window dims"));
+  KILN_TRY(distinct_in_range(c, obatch, r, "operand batching dims"));
+  KILN_TRY(distinct_in_range(c, ibatch, idx_rank, "index batching dims"));
+  for (int64_t d : obatch)
+    if (contains(index_map, d) || contains(collapsed, d))
+      return c.error("a batching dim is also indexed or collapsed");
+  for (int64_t d : ibatch)
+    if (d == ivd) return c.error("index_vector_dim is a batching dim");
+  return Status::ok();
+}
+
 Outs convert_gather(OpCtx &c) {
   Value *x = c.in.at(0);
   const Attr *dn = c.attr("dimension_numbers");
@@ -172,9 +198,17 @@ Outs convert_gather(OpCtx &c) {
     return c.error("the index vector length differs from start_index_map");
   if (static_cast<int64_t>(out.size()) != nb + static_cast<int64_t>(g.offset.size()))
     return c.error("result rank does not match offset_dims and the batch dims");
+  KILN_TRY(check_dnums(c, r, c.in[1]->type.rank(), g.ivd, g.index_map, g.collapsed, g.obatch, g.ibatch));
+  KILN_TRY(distinct_in_range(c, g.offset, static_cast<int64_t>(out.size()), "offset_dims"));
+  for (int64_t d : g.collapsed)
+    if (sizes[d] > 1) return c.error("collapsed slice dims must have slice size 1");
+  for (int64_t d : g.obatch)
+    if (sizes[d] > 1) return c.error("operand batching dims must have slice size 1");
   std::vector<int64_t> bpos; // result positions of the batch dims
   for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i)
     if (!contains(g.offset, i)) bpos.push_back(i);
+  for (int64_t i = 0; i < nb; ++i)
+    if (out[bpos[i]] != ivd[i]) return c.error("result batch dims do not match the indices");
 
   // x[idx] along one axis a: kiln.gather (result: x dims before a, batch dims, x dims after a).
   if (g.index_map.size() == 1 && g.collapsed == g.index_map && g.obatch.empty()) {
@@ -196,12 +230,16 @@ Outs convert_gather(OpCtx &c) {
   for (int64_t d = 0; d < r; ++d)
     if (!contains(g.collapsed, d) && !contains(g.obatch, d)) window_dims.push_back(d);
   if (window_dims.size() != g.offset.size()) return c.error("offset_dims do not match the slice dims");
+  for (size_t j = 0; j < window_dims.size(); ++j)
+    if (out[g.offset[j]] != sizes[window_dims[j]]) return c.error("result offset dims do not match slice_sizes");
   std::vector<Value *> comps;
   for (int64_t d = 0; d < r; ++d) {
     Value *comp = nullptr;
     if (contains(g.obatch, d)) {
       const int64_t sd = g.ibatch[position(g.obatch, d)];
-      KILN_ASSIGN(comp, c.iota(out, bpos.at(batch_index(sd, g.ivd))));
+      const int64_t pos = bpos[batch_index(sd, g.ivd)];
+      if (out[pos] != xd[d]) return c.error("batching dims differ in size");
+      KILN_ASSIGN(comp, c.iota(out, pos));
     } else {
       if (contains(g.index_map, d)) {
         KILN_ASSIGN(Value * s, component(c, iv, position(g.index_map, d), bpos, out));
@@ -263,14 +301,20 @@ Outs convert_scatter(OpCtx &c) {
   const int64_t nb = static_cast<int64_t>(ivd.size()) - 1;
   if (ivd[nb] != static_cast<int64_t>(index_map.size()))
     return c.error("the index vector length differs from scatter_dims_to_operand_dims");
+  KILN_TRY(check_dnums(c, r, c.in[1]->type.rank(), ivdim, index_map, inserted, obatch, ibatch));
+  KILN_TRY(distinct_in_range(c, window, static_cast<int64_t>(ud.size()), "update_window_dims"));
   std::vector<int64_t> upos; // update dims that are scatter (batch) dims
   for (int64_t i = 0; i < static_cast<int64_t>(ud.size()); ++i)
     if (!contains(window, i)) upos.push_back(i);
   if (static_cast<int64_t>(upos.size()) != nb) return c.error("updates rank does not match the indices");
+  for (int64_t i = 0; i < nb; ++i)
+    if (ud[upos[i]] != ivd[i]) return c.error("update scatter dims do not match the indices");
   std::vector<int64_t> window_dims;
   for (int64_t d = 0; d < r; ++d)
     if (!contains(inserted, d) && !contains(obatch, d)) window_dims.push_back(d);
   if (window_dims.size() != window.size()) return c.error("update_window_dims do not match the operand");
+  for (size_t j = 0; j < window.size(); ++j)
+    if (ud[window[j]] > xd[window_dims[j]]) return c.error("an update window is larger than the operand");
   // Per operand dim: the index of every update element (unclamped) and whether its window fits.
   Value *valid = nullptr;
   std::vector<Value *> comps;
@@ -278,7 +322,9 @@ Outs convert_scatter(OpCtx &c) {
     Value *comp = nullptr;
     if (contains(obatch, d)) {
       const int64_t sd = ibatch[position(obatch, d)];
-      KILN_ASSIGN(comp, c.iota(ud, upos.at(batch_index(sd, ivdim))));
+      const int64_t pos = upos[batch_index(sd, ivdim)];
+      if (ud[pos] != xd[d]) return c.error("batching dims differ in size");
+      KILN_ASSIGN(comp, c.iota(ud, pos));
     } else {
       const int64_t wsize = contains(window_dims, d) ? ud[window[position(window_dims, d)]] : 1;
       if (contains(index_map, d)) {

@@ -50,6 +50,12 @@ Outs lower_dot(OpCtx &c, const std::vector<int64_t> &lb, const std::vector<int64
     if (!contains(lall, d)) lf.push_back(d);
   for (int64_t d = 0; d < rr; ++d)
     if (!contains(rall, d)) rf.push_back(d);
+  Shape want;
+  for (int64_t d : lb) want.push_back(ld[d]);
+  for (int64_t d : lf) want.push_back(ld[d]);
+  for (int64_t d : rf) want.push_back(rd[d]);
+  if (want != c.result_dims())
+    return c.error(fmt::format("result type should have dims [{}]", shape_str(want)));
   const DType out_t = c.result_dtype();
   if (is_bool(out_t)) return c.error("dot of i1 is not supported");
   KILN_ASSIGN(l, c.cast(l, out_t));

@@ -304,7 +304,8 @@ Outs convert_reduce_window(OpCtx &c) {
 // Classifies a comparator: "asc" (a < b on input 0), "desc" (a > b), or "" (anything else,
 // including comparators that look at the other inputs).
 Result<std::string> classify_comparator(OpCtx &c, const Block &blk, DType t, size_t n_inputs) {
-  if (blk.arg_names.size() != 2 * n_inputs) return std::string();
+  if (blk.arg_names.size() != 2 * n_inputs || blk.arg_types.size() != blk.arg_names.size())
+    return std::string();
   std::vector<double> vals = {-2, -1, 0, 1, 2};
   if (is_unsigned_int(t)) vals = {0, 1, 2, 3};
   if (is_bool(t)) vals = {0, 1};

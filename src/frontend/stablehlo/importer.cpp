@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 
 namespace kiln::stablehlo_fe {
 
@@ -62,6 +63,72 @@ TensorType to_kiln(const Type &t) { return TensorType{t.dtype, t.dims, true}; }
 std::string type_str(const Type &t) { return to_kiln(t).str(); }
 
 bool is_terminator(const std::string &n) { return n == "func.return" || n == "stablehlo.return"; }
+
+// Operand and result counts of the converted ops (converters rely on them); -1: any.
+struct Arity {
+  int min_in, max_in, results;
+};
+
+std::optional<Arity> arity_of(std::string_view name) {
+  static const std::unordered_map<std::string_view, Arity> table = [] {
+    std::unordered_map<std::string_view, Arity> t;
+    for (const char *n :
+         {"not", "negate", "abs", "sign", "exponential", "log", "logistic", "sqrt", "tanh", "sine",
+          "cosine", "tan", "floor", "ceil", "round_nearest_even", "round_nearest_afz",
+          "exponential_minus_one", "log_plus_one", "rsqrt", "cbrt", "is_finite", "popcnt",
+          "convert", "bitcast_convert", "reshape", "transpose", "reverse", "broadcast_in_dim",
+          "get_dimension_size"})
+      t[n] = {1, 1, 1};
+    for (const char *n : {"add", "subtract", "multiply", "divide", "remainder", "power", "maximum",
+                          "minimum", "and", "or", "xor", "atan2", "shift_left",
+                          "shift_right_logical", "shift_right_arithmetic", "compare", "dot",
+                          "dot_general", "convolution", "pad", "gather"})
+      t[n] = {2, 2, 1};
+    t["select"] = t["clamp"] = {3, 3, 1};
+    t["scatter"] = {3, -1, 1};
+    t["constant"] = t["iota"] = {0, 0, 1};
+    t["concatenate"] = t["dynamic_slice"] = {1, -1, 1};
+    t["dynamic_update_slice"] = {2, -1, 1};
+    t["batch_norm_inference"] = {5, 5, 1};
+    t["if"] = t["case"] = {1, 1, -1};
+    return t;
+  }();
+  if (name.rfind("chlo.", 0) == 0) {
+    if (name == "chlo.top_k") return Arity{1, 1, 2};
+    return Arity{1, 1, 1}; // the unary chlo ops kiln converts
+  }
+  if (name.rfind("stablehlo.", 0) != 0) return std::nullopt;
+  auto it = table.find(name.substr(10));
+  if (it == table.end()) return std::nullopt;
+  return it->second;
+}
+
+// Checks counts the converters rely on; reduce / sort / while / barriers take any number of
+// operands with matching results, checked here too.
+std::string arity_error(const Operation &op) {
+  const int in = static_cast<int>(op.operands.size()), out = static_cast<int>(op.results.size());
+  if (op.result_types.size() != op.results.size()) return "result types do not match the results";
+  if (op.operand_types.size() != op.operands.size()) return "operand types do not match the operands";
+  const std::string_view n = op.name;
+  if (n == "stablehlo.reduce" || n == "stablehlo.reduce_window") {
+    if (in < 2 || in % 2 || out != in / 2) return "expects inputs, as many init values and one result per input";
+    return {};
+  }
+  if (n == "stablehlo.sort" || n == "stablehlo.while" || n == "stablehlo.optimization_barrier") {
+    if (out != in || (n == "stablehlo.sort" && in < 1)) return "expects one result per operand";
+    return {};
+  }
+  auto a = arity_of(n);
+  if (!a) return {};
+  if (in < a->min_in || (a->max_in >= 0 && in > a->max_in))
+    return fmt::format("expects {} operands, got {}",
+                       a->min_in == a->max_in ? std::to_string(a->min_in)
+                                              : fmt::format("at least {}", a->min_in),
+                       in);
+  if (a->results >= 0 && out != a->results)
+    return fmt::format("expects {} result(s), got {}", a->results, out);
+  return {};
+}
 
 class Importer {
 public:
@@ -202,6 +269,7 @@ private:
     ctx.inline_block = [this, &scope, &b](const Block &blk, const std::vector<Value *> &args) {
       return convert_block(blk, &scope, args, b);
     };
+    if (std::string e = arity_error(op); !e.empty()) return ctx.error(fmt::format("{}: {}", op.name, e));
     Result<std::vector<Value *>> outs = Status::error("not converted");
     if (op.name == "func.call" || op.name == "stablehlo.composite") {
       const char *key = op.name == "func.call" ? "callee" : "decomposition";
