@@ -40,8 +40,10 @@ for t in $FUZZ_TARGETS; do
   mkdir -p "tests/fuzz-regressions/$t" "$FUZZ_BUILD/logs"
   log="$FUZZ_BUILD/logs/fuzz_$t.log"
   echo "== fuzz_$t: ${FUZZ_SECONDS}s, corpus $FUZZ_BUILD/corpus/$t"
+  dict=()
+  if [ -f "$FUZZ_BUILD/corpus/$t.dict" ]; then dict=(-dict="$FUZZ_BUILD/corpus/$t.dict"); fi
   rc=0
-  nice -n 10 "$FUZZ_BUILD/bin/fuzz_$t" "$FUZZ_BUILD/corpus/$t" \
+  nice -n 10 "$FUZZ_BUILD/bin/fuzz_$t" "$FUZZ_BUILD/corpus/$t" "${dict[@]}" \
     -max_total_time="$FUZZ_SECONDS" -max_len="${max_len[$t]}" -rss_limit_mb="$FUZZ_RSS_MB" \
     -timeout=20 -print_final_stats=1 -artifact_prefix="tests/fuzz-regressions/$t/" \
     >"$log" 2>&1 || rc=$?

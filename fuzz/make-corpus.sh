@@ -105,6 +105,21 @@ fi
 for f in tests/stablehlo/programs/*.mlir ../shared/models/*.mlir; do
   if [ -f "$f" ]; then add "$out/stablehlo" "$(basename "$f")" "$f"; fi
 done
+# libFuzzer dictionaries for the text formats: every word of the seeds and op registrations,
+# plus the punctuation the grammars use.
+make_dict() { # make_dict OUT FILE...
+  local dict=$1
+  shift
+  {
+    cat "$@" 2>/dev/null | grep -aoE '[A-Za-z_^#!][A-Za-z0-9_.]*' | sort -u | head -n 2000 || true
+    printf '%s\n' '->' '<' '>' '(' ')' '{' '}' '[' ']' ':' ',' '=' '%' '@' '?' 'x' '0x' \
+      '-1' '0' '1' '9223372036854775807' '-9223372036854775808' '1e308' '-inf' 'nan'
+  } | sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/"&"/' >"$dict"
+}
+make_dict "$out/text_ir.dict" fuzz/seeds/text_ir/* tests/ir/*.kgraph \
+  <(grep -ho 'name = "kiln\.[a-z_0-9]*"' src/ops/*.cpp | sed 's/name = "//; s/"$//')
+make_dict "$out/stablehlo.dict" fuzz/seeds/stablehlo/* tests/stablehlo/programs/*.mlir
+
 for t in onnx text_ir artifact stablehlo; do
   echo "make-corpus: $t: $(find "$out/$t" -type f | wc -l) seeds"
 done
