@@ -167,6 +167,12 @@ Result<Tensor> decode_tensor(const onnx::TensorProto &t, const std::string &base
 Result<Tensor> read_tensor_pb(const std::string &path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status::error(fmt::format("{}: cannot open", path));
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > static_cast<uint64_t>(limits().max_tensor_bytes) + (uint64_t(1) << 20))
+    return Status::error(fmt::format("{}: {} bytes is larger than the {}-byte tensor limit "
+                                     "(KILN_MAX_TENSOR_BYTES)",
+                                     path, size, limits().max_tensor_bytes));
   onnx::TensorProto t;
   if (!t.ParseFromIstream(&f)) return Status::error(fmt::format("{}: not a TensorProto", path));
   auto r = decode_tensor(t, fs::path(path).parent_path().string(), limits().max_tensor_bytes);
