@@ -157,6 +157,23 @@ def write_npys(out):
     for name, data in cases.items():
         with open(os.path.join(out, name), 'wb') as f:
             f.write(data)
+    # TensorProto (.pb) inputs.
+    pbs = {
+        'pb_garbage.pb': b'\xff' * 64,
+        'pb_raw_short.pb': raw_tensor('x', F32, [2], b'\0' * 5).SerializeToString(),
+        'pb_negative_dim.pb': raw_tensor('x', F32, [-2], b'').SerializeToString(),
+    }
+    t = raw_tensor('x', F32, [2], b'')
+    t.ClearField('raw_data')
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in [('location', '../secret.bin')]:
+        e = t.external_data.add()
+        e.key, e.value = k, v
+    pbs['pb_external_outside.pb'] = t.SerializeToString()
+    os.makedirs(os.path.join(out, 'pb'), exist_ok=True)
+    for name, data in pbs.items():
+        with open(os.path.join(out, 'pb', name), 'wb') as f:
+            f.write(data)
     np.save(os.path.join(out, 'x2.npy'), np.array([1, 2], np.float32))
     np.save(os.path.join(out, 'x4.npy'), np.arange(4, dtype=np.float32))
     np.save(os.path.join(out, 'x1.npy'), np.ones(1, np.float32))
