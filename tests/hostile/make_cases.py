@@ -407,6 +407,85 @@ def write_nonfinite(out):
     np.save(os.path.join(out, 'nonfinite.b.npy'), b)
 
 
+# ---- StableHLO text -----------------------------------------------------------------------
+
+def shlo(body, args='%arg0: tensor<2xf32>', results='tensor<2xf32>'):
+    return ('module @m {\n  func.func public @main(%s) -> (%s) {\n%s\n  }\n}\n'
+            % (args, results, body))
+
+
+def write_stablehlo(out):
+    add = '    %0 = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n    return %0 : tensor<2xf32>'
+    ok = shlo(add)
+    deep = 20000
+    cases = {
+        'shlo_ok.mlir': ok,
+        'shlo_empty.mlir': '',
+        'shlo_garbage.mlir': ''.join(chr(33 + (i * 97) % 90) for i in range(2000)),
+        'shlo_truncated.mlir': ok[:len(ok) * 2 // 3],
+        'shlo_unbalanced.mlir': ok.rstrip()[:-1],
+        'shlo_extra_brace.mlir': ok + '}\n',
+        'shlo_wrong_types.mlir': shlo('    %0 = stablehlo.add %arg0, %arg0 : tensor<3xf32>\n'
+                                      '    return %0 : tensor<3xf32>', results='tensor<3xf32>'),
+        'shlo_wrong_return.mlir': shlo('    %0 = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n'
+                                       '    return %0 : tensor<2xi32>', results='tensor<2xi32>'),
+        'shlo_unknown_op.mlir': shlo('    %0 = stablehlo.frobnicate %arg0 : tensor<2xf32>\n'
+                                     '    return %0 : tensor<2xf32>'),
+        'shlo_custom_call.mlir': shlo('    %0 = stablehlo.custom_call @my_kernel(%arg0) : '
+                                      '(tensor<2xf32>) -> tensor<2xf32>\n'
+                                      '    return %0 : tensor<2xf32>'),
+        'shlo_undefined.mlir': shlo('    %0 = stablehlo.add %arg0, %7 : tensor<2xf32>\n'
+                                    '    return %0 : tensor<2xf32>'),
+        'shlo_redefined.mlir': shlo('    %0 = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n'
+                                    '    %0 = stablehlo.multiply %arg0, %arg0 : tensor<2xf32>\n'
+                                    '    return %0 : tensor<2xf32>'),
+        'shlo_no_main.mlir': ok.replace('@main', '@other'),
+        'shlo_negative_dim.mlir': shlo('    return %arg0 : tensor<-3xf32>', '%arg0: tensor<-3xf32>',
+                                       'tensor<-3xf32>'),
+        'shlo_huge_arg.mlir': shlo('    %0 = stablehlo.add %arg0, %arg0 : tensor<1099511627776x1099511627776xf32>\n'
+                                   '    return %0 : tensor<1099511627776x1099511627776xf32>',
+                                   '%arg0: tensor<1099511627776x1099511627776xf32>',
+                                   'tensor<1099511627776x1099511627776xf32>'),
+        'shlo_dim_digits.mlir': shlo('    return %arg0 : tensor<99999999999999999999999xf32>',
+                                     '%arg0: tensor<99999999999999999999999xf32>',
+                                     'tensor<99999999999999999999999xf32>'),
+        'shlo_broadcast_2p40.mlir': shlo(
+            '    %cst = stablehlo.constant dense<1.0> : tensor<f32>\n'
+            '    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<1048576x1048576xf32>\n'
+            '    return %0 : tensor<1048576x1048576xf32>', '', 'tensor<1048576x1048576xf32>'),
+        'shlo_dense_count.mlir': shlo(
+            '    %cst = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<2xf32>\n'
+            '    return %cst : tensor<2xf32>', ''),
+        'shlo_dense_hex_short.mlir': shlo(
+            '    %cst = stablehlo.constant dense<"0x0000803F0000"> : tensor<2xf32>\n'
+            '    return %cst : tensor<2xf32>', ''),
+        'shlo_int_overflow.mlir': shlo(
+            '    %cst = stablehlo.constant dense<99999999999999999999999> : tensor<i64>\n'
+            '    return %cst : tensor<i64>', '', 'tensor<i64>'),
+        'shlo_deep_brackets.mlir': shlo(
+            '    %cst = stablehlo.constant dense<' + '[' * deep + '1.0' + ']' * deep +
+            '> : tensor<1xf32>\n    return %cst : tensor<1xf32>', '', 'tensor<1xf32>'),
+        'shlo_deep_types.mlir': shlo('    return %arg0 : tensor<2xf32>',
+                                     '%arg0: ' + 'tuple<' * deep + 'tensor<2xf32>' + '>' * deep),
+        'shlo_nul_byte.mlir': ok.replace('stablehlo.add', 'stablehlo.a\0dd'),
+    }
+    # 10,000 nested stablehlo.case regions (each returns its operand).
+    n = 10000
+    body = ['    %p = stablehlo.constant dense<0> : tensor<i32>']
+    for i in range(n):
+        body.append('  ' * 0 + '    %%c%d = "stablehlo.case"(%%p) ({' % i)
+    body.append('      "stablehlo.return"(%arg0) : (tensor<2xf32>) -> ()')
+    for i in reversed(range(n)):
+        body.append('    }) : (tensor<i32>) -> tensor<2xf32>')
+        if i:
+            body.append('      "stablehlo.return"(%%c%d) : (tensor<2xf32>) -> ()' % i)
+    body.append('    return %c0 : tensor<2xf32>')
+    cases['shlo_deep_regions.mlir'] = shlo('\n'.join(body))
+    for name, text in cases.items():
+        with open(os.path.join(out, name), 'w', encoding='latin1') as f:
+            f.write(text)
+
+
 # ---- artifact damage -----------------------------------------------------------------------
 
 def fb_field(buf, table, index):
@@ -509,6 +588,7 @@ def main():
     write_models(out)
     write_npys(out)
     write_nonfinite(out)
+    write_stablehlo(out)
 
 
 if __name__ == '__main__':
