@@ -480,6 +480,10 @@ TEST(StablehloParser, DenseConstants) {
   EXPECT_NE(const_error("dense<0x1FFFF>", "tensor<f16>").find("wider"), std::string::npos);
   EXPECT_NE(const_error("dense<1e5>", "tensor<f32>").find("expected"), std::string::npos);
   EXPECT_NE(const_error("dense<1.0e999>", "tensor<f32>").find("float"), std::string::npos);
+  EXPECT_NE(const_error("dense<3.5e+38>", "tensor<f32>").find("float"), std::string::npos);
+  EXPECT_EQ(constant("dense<1.0e-50>", "tensor<f32>").get_f64(0), 0.0);
+  EXPECT_EQ(constant("dense<1.401298e-45>", "tensor<f32>").get_f64(0),
+            static_cast<double>(1.401298e-45f));
   EXPECT_NE(const_error("dense<2>", "tensor<i1>").find("true or false"), std::string::npos);
   EXPECT_NE(const_error("dense<\"0x0000803F00\">", "tensor<2xf32>").find("5 bytes"),
             std::string::npos);
@@ -555,6 +559,57 @@ TEST(StablehloParser, GenericModuleAndAttributes) {
   EXPECT_EQ(g->get("operand_batching_dims"), nullptr);
 }
 
+
+
+TEST(StablehloParser, OtherPrettyForms) {
+  ModuleAst m = parse_ok(R"(func.func @main(%a: tensor<4xf32>, %b: tensor<f32>, %p: tensor<4xi1>) -> (tensor<4xf32>, tensor<2xf32>) {
+  %0:2 = stablehlo.optimization_barrier {x = 1 : i64} %a, %b : tensor<4xf32>, tensor<f32>
+  %1 = chlo.broadcast_add %0#0, %b : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %2 = chlo.next_after %1, %a : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %3:2 = chlo.top_k(%2, k = 2) : tensor<4xf32> -> (tensor<2xf32>, tensor<2xi32>)
+  %4 = stablehlo.clamp %b, %a, %b : (tensor<f32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %5 = stablehlo.select %p, %4, %a : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %6 = stablehlo.reverse %5, dims = [0] : tensor<4xf32>
+  %7 = stablehlo.reduce_precision %6, format = e5m10 : tensor<4xf32>
+  %8 = stablehlo.convert %p : (tensor<4xi1>) -> tensor<4xf32>
+  %9 = stablehlo.bitcast_convert %8 : (tensor<4xf32>) -> tensor<4xi32>
+  %10 = stablehlo.dot %a, %a, precision = [HIGH, HIGH] : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+  %11 = stablehlo.reduce(%a init: %b) applies "stablehlo.add" across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+  %12 = stablehlo.dynamic_update_slice %a, %3#0, %3#1 : (tensor<4xf32>, tensor<2xf32>, tensor<2xi32>) -> tensor<4xf32>
+  %13 = stablehlo.reshape %12 : (tensor<4xf32>) -> tensor<2x2xf32>
+  %14 = stablehlo.broadcast %b, sizes = [2] : (tensor<f32>) -> tensor<2xf32>
+  %15 = func.call @g(%7) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %15, %14 : tensor<4xf32>, tensor<2xf32>
+}
+func.func private @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+  stablehlo.return %x : tensor<4xf32>
+})");
+  ASSERT_EQ(m.funcs.size(), 2u);
+  EXPECT_TRUE(m.name.empty());
+  const Block &b = m.funcs[0].body;
+  const Operation &ob = find_op(b, "stablehlo.optimization_barrier");
+  EXPECT_EQ(ob.result_types.size(), 2u);
+  EXPECT_EQ(ob.result_types[1].dims, V{});
+  EXPECT_EQ(ob.attr("x")->i, 1);
+  EXPECT_EQ(find_op(b, "chlo.broadcast_add").operand_types[1].dims, V{});
+  EXPECT_EQ(find_op(b, "chlo.next_after").operand_types.size(), 2u);
+  const Operation &topk = find_op(b, "chlo.top_k");
+  EXPECT_EQ(topk.attr("k")->i, 2);
+  EXPECT_EQ(topk.result_types[1].dtype, DType::i32);
+  EXPECT_EQ(find_op(b, "stablehlo.clamp").operand_types[0].dims, V{});
+  EXPECT_EQ(find_op(b, "stablehlo.select").operand_types[0].dtype, DType::boolean);
+  EXPECT_EQ(ints_of(find_op(b, "stablehlo.reverse").attr("dimensions")), V{0});
+  EXPECT_EQ(find_op(b, "stablehlo.reduce_precision").attr("exponent_bits")->i, 5);
+  EXPECT_EQ(find_op(b, "stablehlo.reduce_precision").attr("mantissa_bits")->i, 10);
+  EXPECT_EQ(find_op(b, "stablehlo.bitcast_convert").result_types[0].dtype, DType::i32);
+  EXPECT_EQ(find_op(b, "stablehlo.dot").attr("precision_config")->list[0].s, "HIGH");
+  EXPECT_EQ(find_op(b, "stablehlo.reduce").regions[0].ops[0].name, "stablehlo.add");
+  EXPECT_EQ(find_op(b, "stablehlo.dynamic_update_slice").operands,
+            (std::vector<std::string>{"a", "3#0", "3#1"}));
+  EXPECT_EQ(ints_of(find_op(b, "stablehlo.broadcast").attr("broadcast_sizes")), V{2});
+  EXPECT_EQ(find_op(b, "func.call").attr("callee")->s, "g");
+  EXPECT_EQ(m.funcs[1].body.ops[0].name, "stablehlo.return");
+}
 
 // ---- malformed input ----
 

@@ -244,7 +244,15 @@ std::string encode_leaf(const Leaf &l, DType dt, std::byte *dst) {
     if (dt == DType::f32) {
       float f = 0;
       auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), f);
-      if (ec != std::errc() || end != s.data() + s.size()) return "invalid or out-of-range float";
+      if (ec == std::errc::result_out_of_range && end == s.data() + s.size()) {
+        // Underflow rounds to zero; overflow is an error.
+        double d = 0;
+        auto [dend, dec] = std::from_chars(s.data(), s.data() + s.size(), d);
+        if (dec != std::errc() || std::fabs(d) > 1.0) return "out-of-range float";
+        f = static_cast<float>(d);
+      } else if (ec != std::errc() || end != s.data() + s.size()) {
+        return "invalid or out-of-range float";
+      }
       if (l.neg) f = -f;
       std::memcpy(dst, &f, 4);
       return "";

@@ -664,12 +664,13 @@ Status Parser::pretty_op(Operation &o, const Token &name) {
     form = SigForm::arrow;
   }
   if (simple) {
-    if (n == "stablehlo.optimization_barrier" && at(Tok::lparen)) {
-      // no operands: `stablehlo.optimization_barrier()`
-      bump();
-      KILN_TRY(expect(Tok::rparen, "')'"));
+    if (n == "stablehlo.optimization_barrier") {
+      // `attr-dict %a, %b : T, U`, or `attr-dict ()` without operands
       if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-      return Status::ok();
+      if (at(Tok::lparen)) {
+        bump();
+        return expect(Tok::rparen, "')'");
+      }
     }
     KILN_TRY(operand_list(o));
     if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
