@@ -105,11 +105,6 @@ Outs convert_dynamic_update_slice(OpCtx &c) {
 
 // ---- gather -------------------------------------------------------------------------------------
 
-struct GatherDims {
-  std::vector<int64_t> offset, collapsed, obatch, ibatch, index_map;
-  int64_t ivd = 0;
-};
-
 // Start indices as [batch..., nk] (index_vector_dim moved last or appended), i64.
 Result<Value *> index_vectors(OpCtx &c, Value *idx, int64_t ivd) {
   KILN_ASSIGN(idx, to_i64(c, idx));
@@ -172,90 +167,115 @@ Status check_dnums(OpCtx &c, int64_t r, int64_t idx_rank, int64_t ivd,
   return Status::ok();
 }
 
+// Where the parts of an operand index come from, shared by gather (one index per result element)
+// and scatter (one per update element); `target` is the result / updates shape.
+struct IndexPlan {
+  std::vector<int64_t> index_map, collapsed, obatch, ibatch;
+  std::vector<int64_t> window_dims; // operand dims with a window offset
+  std::vector<int64_t> offset;      // target dims holding those offsets
+  std::vector<int64_t> bpos;        // target dims holding the batch (index) dims
+  int64_t ivd = 0;
+  Value *iv = nullptr; // index vectors [batch..., nk], i64
+  Shape target;
+};
+
+// Reads and checks the dimension numbers against the operand, indices and target shapes.
+Status plan_indices(OpCtx &c, IndexPlan &p, const Shape &xd, Value *indices) {
+  const int64_t r = static_cast<int64_t>(xd.size());
+  if (p.obatch.size() != p.ibatch.size()) return c.error("batching dimension lists differ in length");
+  KILN_TRY(check_dnums(c, r, indices->type.rank(), p.ivd, p.index_map, p.collapsed, p.obatch, p.ibatch));
+  KILN_TRY(distinct_in_range(c, p.offset, static_cast<int64_t>(p.target.size()), "window / offset dims"));
+  KILN_ASSIGN(p.iv, index_vectors(c, indices, p.ivd));
+  const Shape ivd = p.iv->type.dims;
+  const int64_t nb = static_cast<int64_t>(ivd.size()) - 1;
+  if (ivd[nb] != static_cast<int64_t>(p.index_map.size()))
+    return c.error("the index vector length differs from the index map");
+  for (int64_t i = 0; i < static_cast<int64_t>(p.target.size()); ++i)
+    if (!contains(p.offset, i)) p.bpos.push_back(i);
+  if (static_cast<int64_t>(p.bpos.size()) != nb) return c.error("the result / updates rank does not match the indices");
+  for (int64_t i = 0; i < nb; ++i)
+    if (p.target[p.bpos[i]] != ivd[i]) return c.error("the batch dims do not match the indices");
+  for (int64_t d = 0; d < r; ++d)
+    if (!contains(p.collapsed, d) && !contains(p.obatch, d)) p.window_dims.push_back(d);
+  if (p.window_dims.size() != p.offset.size()) return c.error("the window dims do not match the operand");
+  for (size_t k = 0; k < p.obatch.size(); ++k)
+    if (p.target[p.bpos[batch_index(p.ibatch[k], p.ivd)]] != xd[p.obatch[k]])
+      return c.error("batching dims differ in size");
+  return Status::ok();
+}
+
+// Operand index along dim d for every target element: the batch position for batching dims,
+// else start (clamped to [0, xd - window] when `clamp`) plus the window offset.
+Result<Value *> index_component(OpCtx &c, const IndexPlan &p, int64_t d, const Shape &xd,
+                                int64_t window, bool clamp, Value **start) {
+  if (contains(p.obatch, d))
+    return c.iota(p.target, p.bpos[batch_index(p.ibatch[position(p.obatch, d)], p.ivd)]);
+  Value *comp = nullptr;
+  if (contains(p.index_map, d)) {
+    KILN_ASSIGN(comp, component(c, p.iv, position(p.index_map, d), p.bpos, p.target));
+    if (clamp) {
+      KILN_ASSIGN(comp, c.clamp(comp, c.scalar_int(DType::i64, 0), c.scalar_int(DType::i64, xd[d] - window)));
+    }
+    if (start) *start = comp;
+  }
+  if (contains(p.window_dims, d)) {
+    KILN_ASSIGN(Value * o, c.iota(p.target, p.offset[position(p.window_dims, d)]));
+    if (!comp) return o;
+    return c.make("kiln.add", {comp, o});
+  }
+  return comp ? comp : c.scalar_int(DType::i64, 0);
+}
+
+// x[idx] along one axis a (the result holds x's dims before a, the batch dims, x's dims after
+// a): kiln.gather with clamped indices; nullptr when the gather has another form.
+Result<Value *> gather_take(OpCtx &c, Value *x, const IndexPlan &p, const std::vector<int64_t> &sizes) {
+  if (p.index_map.size() != 1 || p.collapsed != p.index_map || !p.obatch.empty()) return nullptr;
+  const int64_t a = p.index_map[0], r = x->type.rank();
+  const Shape &xd = x->type.dims;
+  if (sizes[a] != 1) return nullptr;
+  for (int64_t d = 0; d < r; ++d)
+    if (d != a && sizes[d] != xd[d]) return nullptr;
+  for (size_t i = 0; i < p.bpos.size(); ++i)
+    if (p.bpos[i] != a + static_cast<int64_t>(i)) return nullptr;
+  const Shape &ivd = p.iv->type.dims;
+  KILN_ASSIGN(Value * s, c.reshape(p.iv, Shape(ivd.begin(), ivd.end() - 1)));
+  KILN_ASSIGN(s, c.clamp(s, c.scalar_int(DType::i64, 0), c.scalar_int(DType::i64, xd[a] - 1)));
+  return c.make("kiln.gather", {x, s}, {{"axis", a}});
+}
+
 Outs convert_gather(OpCtx &c) {
   Value *x = c.in.at(0);
   const Attr *dn = c.attr("dimension_numbers");
   if (!dn || dn->kind != Attr::Kind::Dialect) return c.error("missing gather dimension_numbers");
-  GatherDims g;
-  KILN_ASSIGN(g.offset, c.field_ints(*dn, "offset_dims"));
-  KILN_ASSIGN(g.collapsed, c.field_ints(*dn, "collapsed_slice_dims"));
-  KILN_ASSIGN(g.obatch, c.field_ints(*dn, "operand_batching_dims"));
-  KILN_ASSIGN(g.ibatch, c.field_ints(*dn, "start_indices_batching_dims"));
-  KILN_ASSIGN(g.index_map, c.field_ints(*dn, "start_index_map"));
-  KILN_ASSIGN(g.ivd, c.field_int(*dn, "index_vector_dim", 0));
+  IndexPlan p;
+  KILN_ASSIGN(p.offset, c.field_ints(*dn, "offset_dims"));
+  KILN_ASSIGN(p.collapsed, c.field_ints(*dn, "collapsed_slice_dims"));
+  KILN_ASSIGN(p.obatch, c.field_ints(*dn, "operand_batching_dims"));
+  KILN_ASSIGN(p.ibatch, c.field_ints(*dn, "start_indices_batching_dims"));
+  KILN_ASSIGN(p.index_map, c.field_ints(*dn, "start_index_map"));
+  KILN_ASSIGN(p.ivd, c.field_int(*dn, "index_vector_dim", 0));
   KILN_ASSIGN(std::vector<int64_t> sizes, c.ints("slice_sizes"));
   const Shape xd = x->type.dims;
   const int64_t r = x->type.rank();
-  const Shape &out = c.result_dims();
+  p.target = c.result_dims();
   if (static_cast<int64_t>(sizes.size()) != r) return c.error("slice_sizes needs one entry per dim");
-  if (g.obatch.size() != g.ibatch.size()) return c.error("batching dimension lists differ in length");
   for (int64_t d = 0; d < r; ++d)
     if (sizes[d] < 0 || sizes[d] > xd[d]) return c.error("slice_sizes exceed the operand");
-  KILN_ASSIGN(Value * iv, index_vectors(c, c.in.at(1), g.ivd));
-  const Shape ivd = iv->type.dims;
-  const int64_t nb = static_cast<int64_t>(ivd.size()) - 1;
-  if (ivd[nb] != static_cast<int64_t>(g.index_map.size()))
-    return c.error("the index vector length differs from start_index_map");
-  if (static_cast<int64_t>(out.size()) != nb + static_cast<int64_t>(g.offset.size()))
-    return c.error("result rank does not match offset_dims and the batch dims");
-  KILN_TRY(check_dnums(c, r, c.in[1]->type.rank(), g.ivd, g.index_map, g.collapsed, g.obatch, g.ibatch));
-  KILN_TRY(distinct_in_range(c, g.offset, static_cast<int64_t>(out.size()), "offset_dims"));
-  for (int64_t d : g.collapsed)
+  KILN_TRY(plan_indices(c, p, xd, c.in.at(1)));
+  for (int64_t d : p.collapsed)
     if (sizes[d] > 1) return c.error("collapsed slice dims must have slice size 1");
-  for (int64_t d : g.obatch)
+  for (int64_t d : p.obatch)
     if (sizes[d] > 1) return c.error("operand batching dims must have slice size 1");
-  std::vector<int64_t> bpos; // result positions of the batch dims
-  for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i)
-    if (!contains(g.offset, i)) bpos.push_back(i);
-  for (int64_t i = 0; i < nb; ++i)
-    if (out[bpos[i]] != ivd[i]) return c.error("result batch dims do not match the indices");
-
-  // x[idx] along one axis a: kiln.gather (result: x dims before a, batch dims, x dims after a).
-  if (g.index_map.size() == 1 && g.collapsed == g.index_map && g.obatch.empty()) {
-    const int64_t a = g.index_map[0];
-    bool take = a >= 0 && a < r && sizes[a] == 1;
-    for (int64_t d = 0; d < r && take; ++d)
-      if (d != a && sizes[d] != xd[d]) take = false;
-    for (int64_t i = 0; i < nb && take; ++i)
-      if (bpos[i] != a + i) take = false;
-    if (take) {
-      KILN_ASSIGN(Value * s, c.reshape(iv, Shape(ivd.begin(), ivd.end() - 1)));
-      KILN_ASSIGN(s, c.clamp(s, c.scalar_int(DType::i64, 0), c.scalar_int(DType::i64, xd[a] - 1)));
-      return one(c.make("kiln.gather", {x, s}, {{"axis", a}}));
-    }
-  }
-
-  // General form: the full operand index of every result element.
-  std::vector<int64_t> window_dims; // operand dims that have an offset dim in the result
-  for (int64_t d = 0; d < r; ++d)
-    if (!contains(g.collapsed, d) && !contains(g.obatch, d)) window_dims.push_back(d);
-  if (window_dims.size() != g.offset.size()) return c.error("offset_dims do not match the slice dims");
-  for (size_t j = 0; j < window_dims.size(); ++j)
-    if (out[g.offset[j]] != sizes[window_dims[j]]) return c.error("result offset dims do not match slice_sizes");
+  for (size_t j = 0; j < p.window_dims.size(); ++j)
+    if (p.target[p.offset[j]] != sizes[p.window_dims[j]])
+      return c.error("result offset dims do not match slice_sizes");
+  KILN_ASSIGN(Value * take, gather_take(c, x, p, sizes));
+  if (take) return std::vector<Value *>{take};
+  // General form: the full operand index of every result element, then kiln.gather_nd.
   std::vector<Value *> comps;
   for (int64_t d = 0; d < r; ++d) {
-    Value *comp = nullptr;
-    if (contains(g.obatch, d)) {
-      const int64_t sd = g.ibatch[position(g.obatch, d)];
-      const int64_t pos = bpos[batch_index(sd, g.ivd)];
-      if (out[pos] != xd[d]) return c.error("batching dims differ in size");
-      KILN_ASSIGN(comp, c.iota(out, pos));
-    } else {
-      if (contains(g.index_map, d)) {
-        KILN_ASSIGN(Value * s, component(c, iv, position(g.index_map, d), bpos, out));
-        KILN_ASSIGN(s, c.clamp(s, c.scalar_int(DType::i64, 0), c.scalar_int(DType::i64, xd[d] - sizes[d])));
-        comp = s;
-      }
-      if (contains(window_dims, d)) {
-        KILN_ASSIGN(Value * o, c.iota(out, g.offset[position(window_dims, d)]));
-        if (comp) {
-          KILN_ASSIGN(o, c.make("kiln.add", {comp, o}));
-        }
-        comp = o;
-      }
-      if (!comp) comp = c.scalar_int(DType::i64, 0);
-    }
-    KILN_ASSIGN(comp, c.expand(comp, out));
+    KILN_ASSIGN(Value * comp, index_component(c, p, d, xd, sizes[d], true, nullptr));
+    KILN_ASSIGN(comp, c.expand(comp, p.target));
     comps.push_back(comp);
   }
   KILN_ASSIGN(Value * idx, c.stack_last(comps));
@@ -280,86 +300,60 @@ Result<std::string> scatter_reduction(OpCtx &c, DType t) {
                  "maximum or minimum)");
 }
 
+// Which update windows fit (a bool mask over the updates), or nullptr when all of them do.
+Result<Value *> windows_fit(OpCtx &c, const Shape &xd,
+                            const std::vector<Value *> &starts, const std::vector<int64_t> &window) {
+  Value *valid = nullptr;
+  for (size_t d = 0; d < starts.size(); ++d) {
+    if (!starts[d]) continue;
+    KILN_ASSIGN(Value * ge, c.make("kiln.greater_equal", {starts[d], c.scalar_int(DType::i64, 0)}));
+    KILN_ASSIGN(Value * le, c.make("kiln.less_equal", {starts[d], c.scalar_int(DType::i64, xd[d] - window[d])}));
+    KILN_ASSIGN(Value * ok, c.make("kiln.and", {ge, le}));
+    if (valid) {
+      KILN_ASSIGN(ok, c.make("kiln.and", {valid, ok}));
+    }
+    valid = ok;
+  }
+  if (const Tensor *v = valid ? Builder::constant_value(valid) : nullptr) {
+    bool all = true;
+    for (int64_t i = 0; i < v->numel(); ++i) all = all && v->get_i64(i) != 0;
+    if (all) return nullptr;
+  }
+  return valid;
+}
+
 Outs convert_scatter(OpCtx &c) {
   if (c.in.size() != 3) return c.error("only scatter with one operand is supported");
   Value *x = c.in[0], *u = c.in[2];
   const Attr *dn = c.attr("scatter_dimension_numbers");
   if (!dn) dn = c.attr("dimension_numbers");
   if (!dn || dn->kind != Attr::Kind::Dialect) return c.error("missing scatter_dimension_numbers");
-  KILN_ASSIGN(auto window, c.field_ints(*dn, "update_window_dims"));
-  KILN_ASSIGN(auto inserted, c.field_ints(*dn, "inserted_window_dims"));
-  KILN_ASSIGN(auto obatch, c.field_ints(*dn, "input_batching_dims"));
-  KILN_ASSIGN(auto ibatch, c.field_ints(*dn, "scatter_indices_batching_dims"));
-  KILN_ASSIGN(auto index_map, c.field_ints(*dn, "scatter_dims_to_operand_dims"));
-  KILN_ASSIGN(int64_t ivdim, c.field_int(*dn, "index_vector_dim", 0));
+  IndexPlan p;
+  KILN_ASSIGN(p.offset, c.field_ints(*dn, "update_window_dims"));
+  KILN_ASSIGN(p.collapsed, c.field_ints(*dn, "inserted_window_dims"));
+  KILN_ASSIGN(p.obatch, c.field_ints(*dn, "input_batching_dims"));
+  KILN_ASSIGN(p.ibatch, c.field_ints(*dn, "scatter_indices_batching_dims"));
+  KILN_ASSIGN(p.index_map, c.field_ints(*dn, "scatter_dims_to_operand_dims"));
+  KILN_ASSIGN(p.ivd, c.field_int(*dn, "index_vector_dim", 0));
   KILN_ASSIGN(std::string red, scatter_reduction(c, x->type.dtype));
-  const Shape xd = x->type.dims, ud = u->type.dims;
+  const Shape xd = x->type.dims;
   const int64_t r = x->type.rank();
-  if (obatch.size() != ibatch.size()) return c.error("batching dimension lists differ in length");
-  KILN_ASSIGN(Value * iv, index_vectors(c, c.in[1], ivdim));
-  const Shape ivd = iv->type.dims;
-  const int64_t nb = static_cast<int64_t>(ivd.size()) - 1;
-  if (ivd[nb] != static_cast<int64_t>(index_map.size()))
-    return c.error("the index vector length differs from scatter_dims_to_operand_dims");
-  KILN_TRY(check_dnums(c, r, c.in[1]->type.rank(), ivdim, index_map, inserted, obatch, ibatch));
-  KILN_TRY(distinct_in_range(c, window, static_cast<int64_t>(ud.size()), "update_window_dims"));
-  std::vector<int64_t> upos; // update dims that are scatter (batch) dims
-  for (int64_t i = 0; i < static_cast<int64_t>(ud.size()); ++i)
-    if (!contains(window, i)) upos.push_back(i);
-  if (static_cast<int64_t>(upos.size()) != nb) return c.error("updates rank does not match the indices");
-  for (int64_t i = 0; i < nb; ++i)
-    if (ud[upos[i]] != ivd[i]) return c.error("update scatter dims do not match the indices");
-  std::vector<int64_t> window_dims;
-  for (int64_t d = 0; d < r; ++d)
-    if (!contains(inserted, d) && !contains(obatch, d)) window_dims.push_back(d);
-  if (window_dims.size() != window.size()) return c.error("update_window_dims do not match the operand");
-  for (size_t j = 0; j < window.size(); ++j)
-    if (ud[window[j]] > xd[window_dims[j]]) return c.error("an update window is larger than the operand");
-  // Per operand dim: the index of every update element (unclamped) and whether its window fits.
-  Value *valid = nullptr;
-  std::vector<Value *> comps;
+  p.target = u->type.dims;
+  KILN_TRY(plan_indices(c, p, xd, c.in[1]));
+  std::vector<int64_t> window(r, 1); // window size per operand dim
+  for (size_t j = 0; j < p.window_dims.size(); ++j) {
+    window[p.window_dims[j]] = p.target[p.offset[j]];
+    if (p.target[p.offset[j]] > xd[p.window_dims[j]]) return c.error("an update window is larger than the operand");
+  }
+  // Per operand dim: the index of every update element (unclamped).
+  std::vector<Value *> comps, starts(r, nullptr);
   for (int64_t d = 0; d < r; ++d) {
-    Value *comp = nullptr;
-    if (contains(obatch, d)) {
-      const int64_t sd = ibatch[position(obatch, d)];
-      const int64_t pos = upos[batch_index(sd, ivdim)];
-      if (ud[pos] != xd[d]) return c.error("batching dims differ in size");
-      KILN_ASSIGN(comp, c.iota(ud, pos));
-    } else {
-      const int64_t wsize = contains(window_dims, d) ? ud[window[position(window_dims, d)]] : 1;
-      if (contains(index_map, d)) {
-        KILN_ASSIGN(Value * s, component(c, iv, position(index_map, d), upos, ud));
-        KILN_ASSIGN(Value * ge, c.make("kiln.greater_equal", {s, c.scalar_int(DType::i64, 0)}));
-        KILN_ASSIGN(Value * le, c.make("kiln.less_equal", {s, c.scalar_int(DType::i64, xd[d] - wsize)}));
-        KILN_ASSIGN(Value * ok, c.make("kiln.and", {ge, le}));
-        if (valid) {
-          KILN_ASSIGN(ok, c.make("kiln.and", {valid, ok}));
-        }
-        valid = ok;
-        comp = s;
-      }
-      if (contains(window_dims, d)) {
-        KILN_ASSIGN(Value * o, c.iota(ud, window[position(window_dims, d)]));
-        if (comp) {
-          KILN_ASSIGN(o, c.make("kiln.add", {comp, o}));
-        }
-        comp = o;
-      }
-      if (!comp) comp = c.scalar_int(DType::i64, 0);
-    }
+    KILN_ASSIGN(Value * comp, index_component(c, p, d, xd, window[d], false, &starts[d]));
     comps.push_back(comp);
   }
-  // Windows that do not fit go to an extra row appended to dim 0.
-  bool all_valid = !valid;
+  // Windows that do not fit go to an extra row appended to dim 0, sliced off afterwards.
+  KILN_ASSIGN(Value * valid, windows_fit(c, xd, starts, window));
   if (valid) {
-    const Tensor *v = Builder::constant_value(valid);
-    if (v) {
-      all_valid = true;
-      for (int64_t i = 0; i < v->numel(); ++i) all_valid = all_valid && v->get_i64(i) != 0;
-    }
-  }
-  if (!all_valid && r == 0) return c.error("scatter into a scalar with out-of-range indices");
-  if (!all_valid) {
     for (int64_t d = 0; d < r; ++d) {
       Value *other = c.scalar_int(DType::i64, d == 0 ? xd[0] : 0);
       KILN_ASSIGN(comps[d], c.make("kiln.where", {valid, comps[d], other}));
@@ -370,13 +364,13 @@ Outs convert_scatter(OpCtx &c) {
     KILN_ASSIGN(x, c.pad(x, lo, hi, zero));
   }
   for (auto &comp : comps) {
-    KILN_ASSIGN(comp, c.expand(comp, ud));
+    KILN_ASSIGN(comp, c.expand(comp, p.target));
   }
   KILN_ASSIGN(Value * idx, c.stack_last(comps));
   AttrMap a;
   if (red != "none") a["reduction"] = red;
   KILN_ASSIGN(Value * y, c.make("kiln.scatter_nd", {x, idx, u}, a));
-  if (!all_valid) {
+  if (valid) {
     std::vector<int64_t> st(r, 0), lim(xd), step(r, 1);
     KILN_ASSIGN(y, c.slice(y, st, lim, step));
   }
