@@ -755,10 +755,12 @@ uint64_t live_allocations();
 
 namespace {
 
+std::string fault_kind_note(const std::string &mode, const char *kind) { return mode + kind; }
+
 TEST(VulkanFault, BadSettingIsRefused) {
   if (!have_vulkan())
     GTEST_SKIP() << "no Vulkan device";
-  for (const char *v : {"alloc", "alloc:0", "alloc:x", "submit:-1", "explode:3"}) {
+  for (const char *v : {"alloc", "alloc:0", "alloc:x", "submit:-1", "explode:3", "alloc:1,lost:2"}) {
     ScopedEnv env("KILN_VULKAN_FAULT", v);
     kiln_device *d = nullptr;
     EXPECT_STATUS(kiln_device_open("vulkan", &d), "INVALID_ARGUMENT", "KILN_VULKAN_FAULT='");
@@ -769,16 +771,17 @@ TEST(VulkanFault, BadSettingIsRefused) {
 // Fails every buffer and memory allocation of a load and of the first run in turn (the frame
 // of a module is created by its first run): each gives OUT_OF_MEMORY naming the call, releases
 // what it allocated, and leaves the module usable; the fault fires once, so the next run is
-// exact.
+// exact. Again with no-map: the constant upload's staging buffer and the I/O staging buffers.
 TEST(VulkanFault, EveryAllocationFailureIsAnError) {
   if (!have_vulkan())
     GTEST_SKIP() << "no Vulkan device";
   const uint64_t live_before = kiln::rt::vk::live_allocations();
   const std::vector<uint8_t> a = make_artifact();
+  for (const std::string mode : {"", "no-map,"}) {
   int failed_loads = 0, failed_runs = 0;
   bool exhausted = false;
   for (int nth = 1; nth <= 200 && !exhausted; ++nth) {
-    const std::string fault = "alloc:" + std::to_string(nth);
+    const std::string fault = mode + "alloc:" + std::to_string(nth);
     kiln_device *d = open_with_fault(fault);
     ASSERT_NE(d, nullptr);
     kiln_module *m = nullptr;
@@ -814,29 +817,35 @@ TEST(VulkanFault, EveryAllocationFailureIsAnError) {
     kiln_device_release(d);
     EXPECT_EQ(kiln::rt::vk::live_allocations(), live_before) << fault << ": leaked";
   }
-  EXPECT_TRUE(exhausted);
-  EXPECT_GE(failed_loads, 1); // constants
-  EXPECT_GE(failed_runs, 6);  // arena, one input, two outputs: a buffer and memory each at least
+  EXPECT_TRUE(exhausted) << mode;
+  // A buffer and its memory each: constants (and their staging buffer); arena, one input, two
+  // outputs (and their staging buffers).
+  EXPECT_GE(failed_loads, mode.empty() ? 2 : 4) << mode;
+  EXPECT_GE(failed_runs, mode.empty() ? 8 : 14) << mode;
+  }
 }
 
 // Loses the device at every vkQueueSubmit (`submit:N`) and every vkWaitForFences (`lost:N`) of a
 // load and three runs in turn: the failing call says DEVICE_LOST and names the Vulkan call,
 // every later load or run on the device says DEVICE_LOST, and releasing everything is safe.
+// With no-map the load submits too (the constant upload).
 TEST(VulkanFault, DeviceLossIsStickyAndReleasable) {
   if (!have_vulkan())
     GTEST_SKIP() << "no Vulkan device";
   const uint64_t live_before = kiln::rt::vk::live_allocations();
   const std::vector<uint8_t> a = make_artifact();
+  for (const std::string mode : {"", "no-map,"})
   for (const char *kind : {"submit", "lost"}) {
     const std::string call = std::string(kind) == "submit" ? "vkQueueSubmit" : "vkWaitForFences";
-    int losses = 0;
+    int losses = 0, load_losses = 0;
     bool exhausted = false;
     for (int nth = 1; nth <= 50 && !exhausted; ++nth) {
-      const std::string fault = std::string(kind) + ":" + std::to_string(nth);
+      const std::string fault = mode + kind + ":" + std::to_string(nth);
       kiln_device *d = open_with_fault(fault);
       ASSERT_NE(d, nullptr);
       kiln_module *m = nullptr;
       std::string s = take(kiln_module_load_memory(d, a.data(), a.size(), &m));
+      load_losses += s != "OK: OK";
       for (int run = 0; run < 3 && s == "OK: OK"; ++run) {
         Io io;
         io.poison();
@@ -865,8 +874,9 @@ TEST(VulkanFault, DeviceLossIsStickyAndReleasable) {
       kiln_device_release(d);
       EXPECT_EQ(kiln::rt::vk::live_allocations(), live_before) << fault << ": leaked";
     }
-    EXPECT_TRUE(exhausted) << kind;
-    EXPECT_GE(losses, 3) << kind; // at least one per run
+    EXPECT_TRUE(exhausted) << fault_kind_note(mode, kind);
+    EXPECT_GE(losses, mode.empty() ? 3 : 4) << fault_kind_note(mode, kind); // one per run (+ upload)
+    EXPECT_EQ(load_losses, mode.empty() ? 0 : 1) << fault_kind_note(mode, kind);
   }
 }
 

@@ -206,26 +206,32 @@ Device::~Device() {
 
 Status parse_fault(const char *value, Fault *out) {
   out->kind = Fault::none;
-  if (!value || !*value)
+  if (!value)
     return {};
-  const std::string v = value;
-  if (v == "no-barriers" || v == "no-map") {
-    out->kind = v == "no-map" ? Fault::no_map : Fault::no_barriers;
-    return {};
+  const std::string all = value;
+  for (size_t start = 0; start < all.size();) {
+    const size_t end = std::min(all.find(',', start), all.size());
+    const std::string v = all.substr(start, end - start);
+    start = end + 1;
+    if (v == "no-barriers" || v == "no-map") {
+      (v == "no-map" ? out->no_map : out->no_barriers) = true;
+      continue;
+    }
+    const size_t colon = v.find(':');
+    const std::string kind = v.substr(0, colon), count = colon == v.npos ? "" : v.substr(colon + 1);
+    const bool digits = !count.empty() && count.size() < 19 &&
+                        count.find_first_not_of("0123456789") == std::string::npos;
+    const Fault::Kind k = kind == "alloc"    ? Fault::alloc
+                          : kind == "submit" ? Fault::submit
+                          : kind == "lost"   ? Fault::lost
+                                             : Fault::none;
+    if (k == Fault::none || !digits || std::stoull(count) == 0 || out->kind != Fault::none)
+      return error(KILN_INVALID_ARGUMENT, "KILN_VULKAN_FAULT='", all, "': '", v,
+                   "' is not one of alloc:N, submit:N, lost:N (N >= 1, at most one of them), "
+                   "no-barriers, no-map");
+    out->kind = k;
+    out->nth = std::stoull(count);
   }
-  const size_t colon = v.find(':');
-  const std::string kind = v.substr(0, colon), count = colon == v.npos ? "" : v.substr(colon + 1);
-  const bool digits = !count.empty() && count.size() < 19 &&
-                      count.find_first_not_of("0123456789") == std::string::npos;
-  const Fault::Kind k = kind == "alloc"    ? Fault::alloc
-                        : kind == "submit" ? Fault::submit
-                        : kind == "lost"   ? Fault::lost
-                                           : Fault::none;
-  if (k == Fault::none || !digits || std::stoull(count) == 0)
-    return error(KILN_INVALID_ARGUMENT, "KILN_VULKAN_FAULT='", v,
-                 "' is not alloc:N, submit:N, lost:N (N >= 1), no-barriers or no-map");
-  out->kind = k;
-  out->nth = std::stoull(count);
   return {};
 }
 
@@ -376,7 +382,7 @@ Status create_buffer_parts(Device &d, VkDeviceSize size, VkBufferUsageFlags usag
   g_live_allocations.fetch_add(1);
   KILN_RT_TRY(check(d.vkBindBufferMemory(d.device, out->buffer, out->memory, 0),
                     "vkBindBufferMemory"));
-  const bool unmapped = use == MemoryUse::device_local && d.fault.kind == Fault::no_map;
+  const bool unmapped = use == MemoryUse::device_local && d.fault.no_map;
   if ((mem.memoryTypes[type].propertyFlags & host) == host && !unmapped)
     KILN_RT_TRY(check(d.vkMapMemory(d.device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped),
                       "vkMapMemory"));

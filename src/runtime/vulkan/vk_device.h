@@ -33,11 +33,13 @@ Status enumerate(const Instance &instance, std::vector<PhysicalInfo> *out);
 //              for proving that synchronization validation (KILN_VULKAN_VALIDATION=sync) works
 //   no-map     never maps device-local memory, so constants, inputs and outputs go through
 //              staging buffers and copies as on a discrete GPU (lavapipe's memory is mappable)
+// Settings combine with commas (e.g. "no-map,submit:2"); at most one of them counts calls.
 // Counters belong to the device, so every kiln_device_open starts again from zero.
 struct Fault {
-  enum Kind { none, alloc, submit, lost, no_barriers, no_map };
+  enum Kind { none, alloc, submit, lost };
   Kind kind = none;
   uint64_t nth = 0;
+  bool no_barriers = false, no_map = false;
   std::atomic<uint64_t> calls{0};
   // Counts a call of `kind`; true when this call is the one to fail.
   bool hit(Kind k) { return kind == k && calls.fetch_add(1) + 1 == nth; }

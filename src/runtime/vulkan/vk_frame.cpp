@@ -144,7 +144,7 @@ Status record(const Module &m, Frame *f) {
     d.vkCmdResetQueryPool(cmd, f->queries, 0, uint32_t(2 * n));
   if (record_staging(d, cmd, f->inputs, f->input_staging, true))
     full_barrier(d, cmd);
-  const bool barriers = d.fault.kind != Fault::no_barriers; // a test-only deliberate race
+  const bool barriers = !d.fault.no_barriers; // a test-only deliberate race
   for (size_t i = 0; i < n; ++i) {
     if (i > 0 && barriers)
       full_barrier(d, cmd);
