@@ -315,6 +315,17 @@ def write_models(out):
          n('Add', ['s', 'm'], ['y'])], [vi('a', shape=(8, 8)), vi('b', shape=(8, 8))],
         [vi('y', shape=(8, 8))]))
     np.save(os.path.join(out, 'a8.npy'), np.arange(64, dtype=np.float32).reshape(8, 8) / 64)
+    # One reduction over 100,000 elements (a kernel loop longer than 65,535 iterations).
+    save(out, 'reduce_100k.onnx', model(
+        [n('ReduceSum', ['x'], ['y'], keepdims=1)], [vi('x', shape=(100000,))],
+        [vi('y', shape=(1,))], opset=13))
+    np.save(os.path.join(out, 'ones_100k.npy'), np.ones(100000, np.float32))
+    # A 136 MiB intermediate: one binding on vulkan-nvidia (4 GiB storage buffer range), split
+    # into chunks for lavapipe (128 MiB).
+    save(out, 'wide.onnx', model(
+        [n('Expand', ['x', 's'], ['e']), n('ReduceSum', ['e'], ['y'], keepdims=1)],
+        [vi('x', shape=(1,))], [vi('y', shape=(1,))],
+        [helper.make_tensor('s', I64, [1], [34 << 20])], opset=13))
 
     write_external(out)
 
