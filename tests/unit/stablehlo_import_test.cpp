@@ -353,6 +353,17 @@ TEST(StablehloImport, ErrorsNameTheOpAndQuoteTheLine) {
   EXPECT_NE(e.find("unsupported op 'stablehlo.rng_bit_generator'"), std::string::npos) << e;
 }
 
+TEST(StablehloImport, ReturnTypesAreChecked) {
+  std::string e = import_error("func.func @main(%arg0: tensor<2xf32>) -> tensor<2xi32> {\n"
+                               "  \"func.return\"(%arg0) : (tensor<2xi32>) -> ()\n}\n");
+  EXPECT_NE(e.find("e.mlir:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("tensor<2xi32>"), std::string::npos) << e;
+  e = import_error("func.func @main(%arg0: tensor<2xf32>) -> tensor<2xi32> {\n"
+                   "  \"func.return\"(%arg0) : (tensor<2xf32>) -> ()\n}\n");
+  EXPECT_NE(e.find("e.mlir:1:"), std::string::npos) << e;
+  EXPECT_NE(e.find("declares tensor<2xi32>"), std::string::npos) << e;
+}
+
 TEST(StablehloImport, RecursionIsAnError) {
   std::string e = import_error(
       "func.func public @main(%arg0: tensor<f32>) -> tensor<f32> {\n"

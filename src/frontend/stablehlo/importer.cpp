@@ -154,10 +154,7 @@ public:
     }
     call_stack_.push_back(entry->name);
     KILN_ASSIGN(std::vector<Value *> outs, convert_block(entry->body, nullptr, args, b));
-    if (outs.size() != entry->result_types.size())
-      return Status::error(st_.format(entry->loc, fmt::format("function returns {} values but "
-                                                              "declares {} results",
-                                                              outs.size(), entry->result_types.size())));
+    KILN_TRY(check_results(*entry, outs));
     for (size_t i = 0; i < outs.size(); ++i) {
       Value *v = outs[i];
       // Each result gets its own value named outK (a parameter or a value returned twice gets
@@ -217,11 +214,14 @@ private:
     for (const auto &op : blk.ops) {
       if (is_terminator(op.name)) {
         std::vector<Value *> outs;
-        for (const auto &n : op.operands) {
-          Value *v = scope.find(n);
-          if (!v) {
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+          Value *v = scope.find(op.operands[i]);
+          Status s = v ? check_operand(op, i, v)
+                       : Status::error(st_.format(op.loc, fmt::format("use of undefined value %{}",
+                                                                       op.operands[i])));
+          if (!s) {
             --depth_;
-            return Status::error(st_.format(op.loc, fmt::format("use of undefined value %{}", n)));
+            return s;
           }
           outs.push_back(v);
         }
@@ -307,6 +307,23 @@ private:
     return Status::ok();
   }
 
+  // The values a function returns against its declared result types.
+  Status check_results(const Function &f, const std::vector<Value *> &outs) {
+    if (outs.size() != f.result_types.size())
+      return Status::error(st_.format(f.loc, fmt::format("@{} returns {} values but declares {} "
+                                                         "results",
+                                                         f.name, outs.size(), f.result_types.size())));
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const Type &t = f.result_types[i];
+      if (outs[i]->type.dtype != t.dtype || outs[i]->type.dims != t.dims)
+        return Status::error(st_.format(f.loc, fmt::format("@{} returns {} as result {} but "
+                                                           "declares {}",
+                                                           f.name, outs[i]->type.str(), i,
+                                                           type_str(t))));
+    }
+    return Status::ok();
+  }
+
   Result<std::vector<Value *>> call(OpCtx &ctx, const std::string &name,
                                     const std::vector<Value *> &args, Builder &b) {
     const Function *f = find_func(name);
@@ -319,6 +336,7 @@ private:
     call_stack_.push_back(name);
     auto outs = convert_block(f->body, nullptr, args, b); // functions see only their arguments
     call_stack_.pop_back();
+    if (outs) KILN_TRY(check_results(*f, outs.value()));
     return outs;
   }
 };
