@@ -136,7 +136,8 @@ typedef struct kiln_device kiln_device;
 /* Opens a device: "null", "vulkan" (the first discrete GPU, else the first device), or
  * "vulkan:N" (physical device N in the driver's enumeration order). With the environment
  * variable KILN_VULKAN_VALIDATION=1 the Vulkan driver enables VK_LAYER_KHRONOS_validation,
- * prints its messages to stderr, and fails any run during which it reported an error. On
+ * prints its messages to stderr, and fails any run during which it reported an error;
+ * KILN_VULKAN_VALIDATION=sync also enables the layer's synchronization validation. On
  * success *out_device is owned by the caller. */
 kiln_status kiln_device_open(const char *uri, kiln_device **out_device);
 /* Drops the caller's reference; the device is destroyed once its modules are released too.
