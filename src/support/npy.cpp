@@ -75,15 +75,18 @@ std::string dict_value(const std::string &h, const std::string &key) {
 } // namespace
 
 Result<NpyArray> read_npy(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::error(fmt::format("{}: cannot open", path));
-  // A file much larger than any tensor it may hold is refused before it is read.
+  // Only regular files: a FIFO would block the open, /dev/zero would be read without end.
   std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return Status::error(fmt::format("{}: cannot open (not a regular file)", path));
+  // A file much larger than any tensor it may hold is refused before it is read.
   const auto fsize = std::filesystem::file_size(path, ec);
   if (!ec && fsize > static_cast<uint64_t>(limits().max_tensor_bytes) + (uint64_t(1) << 20))
     return Status::error(fmt::format("{}: {} bytes is larger than the {}-byte tensor limit "
                                      "(KILN_MAX_TENSOR_BYTES)",
                                      path, fsize, limits().max_tensor_bytes));
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::error(fmt::format("{}: cannot open", path));
   std::stringstream ss;
   ss << f.rdbuf();
   std::string s = ss.str();

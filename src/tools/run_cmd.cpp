@@ -115,15 +115,15 @@ Status run(const RunArgs &a) {
   if (is_artifact) {
     if (runner->is_reference())
       return Status::error("an artifact runs on a runtime device (--device vulkan), not cpu-ref");
-    std::ifstream f(a.model, std::ios::binary);
-    if (!f) return Status::error(fmt::format("{}: cannot open", a.model));
-    std::error_code ec;
+    std::error_code ec; // file_size also refuses FIFOs and devices before they are opened
     const auto size = fs::file_size(a.model, ec);
     if (ec) return Status::error(fmt::format("{}: cannot read", a.model));
     if (size > static_cast<uint64_t>(limits().max_model_bytes))
       return Status::error(fmt::format("{}: {} bytes is larger than the {}-byte model limit "
                                        "(KILN_MAX_MODEL_BYTES)",
                                        a.model, size, limits().max_model_bytes));
+    std::ifstream f(a.model, std::ios::binary);
+    if (!f) return Status::error(fmt::format("{}: cannot open", a.model));
     artifact.resize(size);
     f.read(reinterpret_cast<char *>(artifact.data()), static_cast<std::streamsize>(size));
     if (!f) return Status::error(fmt::format("{}: read failed", a.model));

@@ -165,9 +165,11 @@ Result<Tensor> decode_tensor(const onnx::TensorProto &t, const std::string &base
 }
 
 Result<Tensor> read_tensor_pb(const std::string &path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) // a FIFO would block, /dev/zero never end
+    return Status::error(fmt::format("{}: cannot open (not a regular file)", path));
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status::error(fmt::format("{}: cannot open", path));
-  std::error_code ec;
   const auto size = fs::file_size(path, ec);
   if (!ec && size > static_cast<uint64_t>(limits().max_tensor_bytes) + (uint64_t(1) << 20))
     return Status::error(fmt::format("{}: {} bytes is larger than the {}-byte tensor limit "
