@@ -174,6 +174,12 @@ def write_npys(out):
     for name, data in pbs.items():
         with open(os.path.join(out, 'pb', name), 'wb') as f:
             f.write(data)
+    # Not regular files: opening a FIFO blocks, /dev/zero never ends.
+    for name in ['fifo.npy', 'fifo.pb', 'fifo.kiln', 'fifo.onnx', 'fifo.mlir']:
+        os.mkfifo(os.path.join(out, name))
+    os.symlink('/dev/zero', os.path.join(out, 'zero.npy'))
+    os.symlink('/dev/zero', os.path.join(out, 'zero.kiln'))
+    os.symlink('/dev/zero', os.path.join(out, 'zero.mlir'))
     np.save(os.path.join(out, 'x2.npy'), np.array([1, 2], np.float32))
     np.save(os.path.join(out, 'x4.npy'), np.arange(4, dtype=np.float32))
     np.save(os.path.join(out, 'x1.npy'), np.ones(1, np.float32))
@@ -369,7 +375,9 @@ def write_external(out):
         'ext_bad_offset.onnx': ext_model('w.bin', '8abc', 8),
         'ext_wrong_length.onnx': ext_model('w.bin', 0, 12),
         'ext_no_location.onnx': ext_model(None, 0, 8),
+        'ext_fifo.onnx': ext_model('fifo.bin', 0, 8),
     }
+    os.mkfifo(os.path.join(ext, 'fifo.bin'))
     for name, m in cases.items():
         save(ext, name, m)
 
