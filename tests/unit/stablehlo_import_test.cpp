@@ -174,6 +174,17 @@ TEST(StablehloImport, PadInteriorAndNegative) {
   EXPECT_EQ(vals(r.value()[0]), (std::vector<double>{2, 9, 3, 9}));
 }
 
+TEST(StablehloImport, ReducePrecisionToHalf) {
+  // f16 keeps 10 mantissa bits: 1 + 2^-10 stays, 1 + 2^-11 ties to even (1), 70000 overflows.
+  auto r = run("(%arg0: tensor<3xf32>) -> tensor<3xf32>",
+               "    %0 = \"stablehlo.reduce_precision\"(%arg0) <{exponent_bits = 5 : i32, "
+               "mantissa_bits = 10 : i32}> : (tensor<3xf32>) -> tensor<3xf32>\n"
+               "    \"func.return\"(%0) : (tensor<3xf32>) -> ()\n",
+               {f32s({1.0f + 1.0f / 1024, 1.0f + 1.0f / 2048, 70000.0f}, {3})});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(vals(r.value()[0]), (std::vector<double>{1.0 + 1.0 / 1024, 1.0, INFINITY}));
+}
+
 TEST(StablehloImport, WhileLoopRunsUntilTheCondition) {
   // i = 0; x = 1; while (i < n) { x = x * 2; i = i + 1 }  with a runtime n.
   const std::string body =

@@ -328,9 +328,39 @@ Outs convert_is_inf(OpCtx &c, const char *k) {
   return one(unary(c, k, c.in[0]));
 }
 
+// reduce_precision to a format kiln stores: a round trip through f16 (5, 10) or bf16 (8, 7);
+// the operand's own format is the identity.
+Outs convert_reduce_precision(OpCtx &c) {
+  Value *x = c.in.at(0);
+  const DType t = x->type.dtype;
+  KILN_ASSIGN(int64_t e, c.int_attr("exponent_bits"));
+  KILN_ASSIGN(int64_t m, c.int_attr("mantissa_bits"));
+  auto bits_of = [](DType d) -> std::pair<int64_t, int64_t> {
+    switch (d) {
+    case DType::f16: return {5, 10};
+    case DType::bf16: return {8, 7};
+    case DType::f32: return {8, 23};
+    case DType::f64: return {11, 52};
+    default: return {0, 0};
+    }
+  };
+  if (!is_float(t)) return c.error("reduce_precision needs a float operand");
+  const auto own = bits_of(t);
+  if (e >= own.first && m >= own.second) return std::vector<Value *>{x};
+  for (DType n : {DType::f16, DType::bf16}) {
+    if (bits_of(n) != std::make_pair(e, m) || dtype_size(n) >= dtype_size(t)) continue;
+    KILN_ASSIGN(Value * r, c.cast(x, n));
+    return one(c.cast(r, t));
+  }
+  return c.error(fmt::format("reduce_precision to {} exponent and {} mantissa bits is not supported "
+                             "(only the f16 and bf16 formats)",
+                             e, m));
+}
+
 } // namespace
 
 void register_elementwise(ConverterTable &t) {
+  t.add("stablehlo.reduce_precision", convert_reduce_precision);
   for (const Mapping &m : kDirect) {
     const Mapping *mp = &m;
     t.add(m.shlo, [mp](OpCtx &c) { return convert_direct(c, *mp); });

@@ -77,7 +77,7 @@ std::optional<Arity> arity_of(std::string_view name) {
           "cosine", "tan", "floor", "ceil", "round_nearest_even", "round_nearest_afz",
           "exponential_minus_one", "log_plus_one", "rsqrt", "cbrt", "is_finite", "popcnt",
           "convert", "bitcast_convert", "reshape", "transpose", "reverse", "broadcast_in_dim",
-          "get_dimension_size"})
+          "get_dimension_size", "reduce_precision"})
       t[n] = {1, 1, 1};
     for (const char *n : {"add", "subtract", "multiply", "divide", "remainder", "power", "maximum",
                           "minimum", "and", "or", "xor", "atan2", "shift_left",
