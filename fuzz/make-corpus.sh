@@ -2,6 +2,7 @@
 # Seeds the fuzz corpora: make-corpus.sh OUT_DIR [KILN_BIN]
 #   OUT_DIR/onnx       fuzz/seeds/onnx, ../shared/onnx-tests/node/*/model.onnx when present,
 #                      else models/*.onnx
+#   OUT_DIR/onnx_text  the same models in protobuf text format (python3 onnx)
 #   OUT_DIR/text_ir    fuzz/seeds/text_ir, each "// -----" part of tests/ir/*.kgraph, and the
 #                      IR `kiln compile --print-ir-after=dce` prints for every 8th node test
 #   OUT_DIR/artifact   fuzz/seeds/artifact and the artifacts `kiln compile` writes for the same
@@ -34,6 +35,27 @@ split_kgraph() {
 }
 
 # Compiles ONNX model SRC as NAME: NAME.kiln into ART_DIR, the printed IR into IR_DIR.
+# Writes each ONNX model FILE as DIR/<name>.textproto (protobuf text format).
+to_textproto() { # to_textproto DIR FILE...
+  local dir=$1
+  shift
+  /usr/bin/python3 - "$dir" "$@" <<'PY' || echo "make-corpus: python3 onnx unavailable: no onnx_text seeds"
+import os, sys
+import onnx
+out = sys.argv[1]
+for path in sys.argv[2:]:
+    name = os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "model.onnx" \
+        else os.path.splitext(os.path.basename(path))[0]
+    dst = os.path.join(out, name + ".textproto")
+    if os.path.exists(dst):
+        continue
+    text = str(onnx.load(path, load_external_data=False))
+    if len(text) <= 65536:
+        with open(dst, "w") as f:
+            f.write(text)
+PY
+}
+
 compile_seed() {
   local kiln=$1 src=$2 name=$3 art_dir=$4 ir_dir=$5 tmp
   tmp=$(mktemp -d)
@@ -58,6 +80,7 @@ if [ "${1:-}" = "--builtin" ]; then
     add fuzz/seeds/onnx "$t.onnx" "$node/$t/model.onnx"
     compile_seed "$kiln" "$node/$t/model.onnx" "$t" fuzz/seeds/artifact fuzz/seeds/text_ir
   done
+  to_textproto fuzz/seeds/onnx_text fuzz/seeds/onnx/*.onnx
   for f in roundtrip parse_errors; do split_kgraph "tests/ir/$f.kgraph" fuzz/seeds/text_ir "$f"; done
   for f in ../shared/models/*.mlir; do add fuzz/seeds/stablehlo "$(basename "$f")" "$f"; done
   exit 0
@@ -65,7 +88,7 @@ fi
 
 out=${1:?usage: make-corpus.sh OUT_DIR [KILN_BIN]}
 kiln=${2:-}
-for t in onnx text_ir artifact stablehlo; do
+for t in onnx onnx_text text_ir artifact stablehlo; do
   mkdir -p "$out/$t"
   for f in fuzz/seeds/$t/* tests/fuzz-regressions/$t/*; do
     if [ -f "$f" ]; then add "$out/$t" "$(basename "$(dirname "$f")").$(basename "$f")" "$f"; fi
@@ -76,6 +99,10 @@ if [ -d "$node" ]; then
   for d in "$node"/*/; do
     if [ -f "$d/model.onnx" ]; then add "$out/onnx" "$(basename "$d").onnx" "$d/model.onnx"; fi
   done
+  if [ ! -e "$out/.textproto" ]; then
+    to_textproto "$out/onnx_text" "$node"/*/model.onnx
+    touch "$out/.textproto"
+  fi
 else
   for f in models/*.onnx; do add "$out/onnx" "$(basename "$f")" "$f"; done
 fi
@@ -120,6 +147,6 @@ make_dict "$out/text_ir.dict" fuzz/seeds/text_ir/* tests/ir/*.kgraph \
   <(grep -ho 'name = "kiln\.[a-z_0-9]*"' src/ops/*.cpp | sed 's/name = "//; s/"$//')
 make_dict "$out/stablehlo.dict" fuzz/seeds/stablehlo/* tests/stablehlo/programs/*.mlir
 
-for t in onnx text_ir artifact stablehlo; do
+for t in onnx onnx_text text_ir artifact stablehlo; do
   echo "make-corpus: $t: $(find "$out/$t" -type f | wc -l) seeds"
 done
