@@ -493,6 +493,14 @@ TEST(StablehloParser, DenseConstants) {
   EXPECT_NE(const_error("dense<(1.0, 2.0)>", "tensor<f32>").find("complex"), std::string::npos);
   EXPECT_NE(const_error("dense_resource<blob>", "tensor<f32>").find("dense_resource"),
             std::string::npos);
+  // Large literals: decimal lists are encoded in a second pass over the text, hex blobs copied.
+  std::string big = "dense<[";
+  for (int i = 0; i < 100000; ++i) big += (i ? ", " : "") + std::to_string(i % 7 - 3);
+  big += "]>";
+  Tensor bt = constant(big, "tensor<100000xi32>");
+  EXPECT_EQ(bt.get_i64(99999), 99999 % 7 - 3);
+  std::string hex = "dense<\"0x" + std::string(16 * 100000, 'A') + "\">";
+  EXPECT_EQ(bits(constant(hex, "tensor<100000xf64>"), 99999), 0xAAAAAAAAAAAAAAAAull);
   ParseOptions small;
   small.max_constant_bytes = 1024;
   EXPECT_EQ(constant("dense<1.0>", "tensor<256xf32>", small).numel(), 256);

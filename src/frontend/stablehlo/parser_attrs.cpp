@@ -10,6 +10,7 @@
 #include <limits>
 #include <cstring>
 #include <fmt/format.h>
+#include <functional>
 
 namespace kiln::stablehlo_fe {
 
@@ -63,7 +64,7 @@ Attr int_array(const std::vector<int64_t> &v) {
   return a;
 }
 
-// A dense literal's leaf before its type is known.
+// A scalar of a dense literal.
 struct Leaf {
   Token tok;
   bool neg = false;
@@ -282,30 +283,22 @@ Result<Attr> Parser::dense_attr() {
   Token start = cur_;
   bump();
   KILN_TRY(expect(Tok::less, "'<' after 'dense'"));
-  std::vector<Leaf> leaves;
   std::vector<int64_t> shape; // list length per nesting level (-1: not seen yet)
   int leaf_depth = -1;        // nesting level of the scalars
-  bool is_list = at(Tok::lbracket);
+  int64_t num_leaves = 0;
+  const bool is_list = at(Tok::lbracket);
   std::string blob;
   bool has_blob = false;
-  Token blob_tok = cur_;
-  // Iterative walk of the nested lists (no recursion: depth is bounded by max_depth).
-  std::vector<int64_t> counts;
-  if (at(Tok::string)) {
-    if (cur_.text.size() < 2 || cur_.text[0] != '0' || cur_.text[1] != 'x')
-      return error(cur_, "string constants are not supported (expected a \"0x...\" hex blob)");
-    if (cur_.text.size() % 2) return error(cur_, "hex blob has an odd number of digits");
-    blob.resize((cur_.text.size() - 2) / 2);
-    for (size_t i = 0; i < blob.size(); ++i) {
-      int hi = hex_value(cur_.text[2 + 2 * i]), lo = hex_value(cur_.text[3 + 2 * i]);
-      if (hi < 0 || lo < 0) return error(cur_, "invalid digit in hex blob");
-      blob[i] = static_cast<char>(hi * 16 + lo);
-    }
-    has_blob = true;
-    bump();
-  } else if (!at(Tok::greater)) {
-    bool done = false;
-    while (!done) {
+  const Token lit_tok = cur_;
+  const Lexer::State lit_state = lex_.save();
+  // Walks the literal: nested lists, iteratively (depth is bounded by max_depth). The first
+  // pass checks the syntax and the shape; once the type is known a second pass over the same
+  // text encodes each scalar in place, so no copy of the literal is kept.
+  using Encode = std::function<Status(const Leaf &, int64_t)>;
+  auto walk = [&](const Encode *encode) -> Status {
+    std::vector<int64_t> counts;
+    int64_t index = 0;
+    for (;;) {
       // One item: a '[' opening a list, or a scalar.
       if (at(Tok::lbracket)) {
         counts.push_back(0);
@@ -326,14 +319,19 @@ Result<Attr> Parser::dense_attr() {
         }
         l.tok = cur_;
         bump();
-        int d = static_cast<int>(counts.size());
-        if (leaf_depth < 0) leaf_depth = d;
-        if (leaf_depth != d) return error(l.tok, "dense literal mixes scalars and lists");
-        leaves.push_back(std::move(l));
+        if (encode) {
+          KILN_TRY((*encode)(l, index));
+        } else {
+          int d = static_cast<int>(counts.size());
+          if (leaf_depth < 0) leaf_depth = d;
+          if (leaf_depth != d) return error(l.tok, "dense literal mixes scalars and lists");
+        }
+        ++index;
         if (counts.empty()) break;
         ++counts.back();
       }
       // After an item: ',' starts the next one, ']' closes lists.
+      bool done = false;
       for (;;) {
         if (at(Tok::comma)) {
           bump();
@@ -356,7 +354,25 @@ Result<Attr> Parser::dense_attr() {
         }
         ++counts.back();
       }
+      if (done) break;
     }
+    num_leaves = index;
+    return Status::ok();
+  };
+  if (at(Tok::string)) {
+    if (cur_.text.size() < 2 || cur_.text[0] != '0' || cur_.text[1] != 'x')
+      return error(cur_, "string constants are not supported (expected a \"0x...\" hex blob)");
+    if (cur_.text.size() % 2) return error(cur_, "hex blob has an odd number of digits");
+    blob.resize((cur_.text.size() - 2) / 2);
+    for (size_t i = 0; i < blob.size(); ++i) {
+      int hi = hex_value(cur_.text[2 + 2 * i]), lo = hex_value(cur_.text[3 + 2 * i]);
+      if (hi < 0 || lo < 0) return error(cur_, "invalid digit in hex blob");
+      blob[i] = static_cast<char>(hi * 16 + lo);
+    }
+    has_blob = true;
+    bump();
+  } else if (!at(Tok::greater)) {
+    KILN_TRY(walk(nullptr));
   }
   KILN_TRY(expect(Tok::greater, "'>' closing the dense literal"));
   KILN_TRY(expect(Tok::colon, "':' and the constant's type"));
@@ -391,40 +407,52 @@ Result<Attr> Parser::dense_attr() {
         for (int64_t i = 0; i < numel; ++i)
           dst[i] = std::byte((static_cast<uint8_t>(blob[i / 8]) >> (i % 8)) & 1);
       } else {
-        return error(blob_tok, fmt::format("hex blob has {} bytes; tensor<{}xi1> needs {}", n,
-                                           dims_str(ty.dims), (numel + 7) / 8));
+        return error(lit_tok, fmt::format("hex blob has {} bytes; tensor<{}xi1> needs {}", n,
+                                          dims_str(ty.dims), numel));
       }
     } else if (n == numel * esize) {
       if (n) std::memcpy(dst, blob.data(), static_cast<size_t>(n));
     } else if (n == esize) {
       for (int64_t i = 0; i < numel; ++i) std::memcpy(dst + i * esize, blob.data(), esize);
     } else {
-      return error(blob_tok, fmt::format("hex blob has {} bytes; its type needs {}", n,
-                                         numel * esize));
+      return error(lit_tok, fmt::format("hex blob has {} bytes; its type needs {}", n,
+                                        numel * esize));
     }
     return a;
   }
-  if (!is_list) {
-    if (leaves.empty()) {
-      if (numel != 0) return error(start, "empty dense literal for a non-empty type");
-      return a;
+  if (num_leaves == 0) {
+    if (numel != 0) {
+      if (is_list)
+        return error(start, fmt::format("dense literal has no elements but its type is tensor<{}>",
+                                        dims_str(ty.dims)));
+      return error(start, "empty dense literal for a non-empty type");
     }
-    std::string why = encode_leaf(leaves[0], ty.dtype, dst);
-    if (!why.empty()) return error(leaves[0].tok, why);
+    return a;
+  }
+  const bool splat = !is_list;
+  if (!splat) {
+    // Nested lists: their shape must be the type's.
+    std::vector<int64_t> lit_shape = shape;
+    lit_shape.resize(static_cast<size_t>(leaf_depth));
+    if (lit_shape != ty.dims)
+      return error(start, fmt::format("dense literal has shape {} but its type is tensor<{}>",
+                                      dims_str(lit_shape), dims_str(ty.dims)));
+  }
+  // Second pass: encode the scalars, then continue after the type.
+  const Lexer::State end_state = lex_.save();
+  const Token end_tok = cur_;
+  lex_.restore(lit_state);
+  cur_ = lit_tok;
+  const Encode encode = [&](const Leaf &l, int64_t i) -> Status {
+    std::string why = encode_leaf(l, ty.dtype, dst + i * esize);
+    return why.empty() ? Status::ok() : error(l.tok, why);
+  };
+  shape.clear();
+  KILN_TRY(walk(&encode));
+  lex_.restore(end_state);
+  cur_ = end_tok;
+  if (splat)
     for (int64_t i = 1; i < numel; ++i) std::memcpy(dst + i * esize, dst, esize);
-    return a;
-  }
-  // Nested lists: their shape must be the type's.
-  std::vector<int64_t> lit_shape = shape;
-  if (leaf_depth >= 0) lit_shape.resize(static_cast<size_t>(leaf_depth));
-  bool ok = leaf_depth >= 0 ? lit_shape == ty.dims : numel == 0;
-  if (!ok)
-    return error(start, fmt::format("dense literal has shape {} but its type is tensor<{}>",
-                                    dims_str(lit_shape), dims_str(ty.dims)));
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    std::string why = encode_leaf(leaves[i], ty.dtype, dst + static_cast<int64_t>(i) * esize);
-    if (!why.empty()) return error(leaves[i].tok, why);
-  }
   return a;
 }
 
