@@ -70,6 +70,7 @@ public:
   Status apply_signature(Operation &o, const Signature &sig, SigForm form);
   Status attr_dict_into(std::vector<NamedAttr> &attrs); // '{' ... '}' merged, no duplicates
   Status operand_list(Operation &o);                    // %a, %b, ... (possibly empty)
+  Status attrs_and_signature(Operation &o, SigForm form); // attr-dict? ':' types
 
   // ---- types and attributes (parser_attrs.cpp) ----
   Result<Type> type(bool allow_index = false);

@@ -145,6 +145,101 @@ Type scalar_of(const Type &t) {
 
 } // namespace
 
+namespace {
+
+// The value after `word =` of a keyword form; dot_general's dimension pairs go into `dot`.
+Status keyword_value(Parser &p, Operation &o, const Keyword &kw, Attr &dot) {
+  switch (kw.kind) {
+  case Kw::i64_list: {
+    KILN_ASSIGN(std::vector<int64_t> v, p.int_list());
+    o.attrs.emplace_back(kw.attr, dense_array(std::move(v)));
+    return Status::ok();
+  }
+  case Kw::int_: {
+    Attr a;
+    a.kind = Attr::Kind::Int;
+    KILN_ASSIGN(a.i, p.integer());
+    o.attrs.emplace_back(kw.attr, std::move(a));
+    return Status::ok();
+  }
+  case Kw::ident:
+    if (!p.at(Tok::bare_id)) return p.expected("a keyword");
+    o.attrs.emplace_back(kw.attr, ident(p.cur_.text));
+    p.bump();
+    return Status::ok();
+  case Kw::boolean: {
+    if (!p.at_id("true") && !p.at_id("false")) return p.expected("true or false");
+    Attr a;
+    a.kind = Attr::Kind::Bool;
+    a.i = p.cur_.text == "true";
+    o.attrs.emplace_back(kw.attr, std::move(a));
+    p.bump();
+    return Status::ok();
+  }
+  case Kw::exp_mant: {
+    // e5m10 -> exponent_bits 5, mantissa_bits 10
+    const std::string &w = p.cur_.text;
+    size_t m = w.find('m');
+    auto digits = [](std::string_view s) {
+      return !s.empty() && s.size() < 6 && s.find_first_not_of("0123456789") == s.npos;
+    };
+    if (!p.at(Tok::bare_id) || w.size() < 4 || w[0] != 'e' || m == std::string::npos ||
+        !digits(std::string_view(w).substr(1, m - 1)) ||
+        !digits(std::string_view(w).substr(m + 1)))
+      return p.expected("a format 'e<N>m<M>'");
+    Attr e, mm;
+    e.kind = mm.kind = Attr::Kind::Int;
+    e.i = std::stoll(w.substr(1, m - 1));
+    mm.i = std::stoll(w.substr(m + 1));
+    o.attrs.emplace_back("exponent_bits", e);
+    o.attrs.emplace_back("mantissa_bits", mm);
+    p.bump();
+    return Status::ok();
+  }
+  case Kw::string:
+    if (!p.at(Tok::string)) return p.expected("a string");
+    o.attrs.emplace_back(kw.attr, string_attr(p.cur_.text));
+    p.bump();
+    return Status::ok();
+  case Kw::precision: {
+    KILN_TRY(p.expect(Tok::lbracket, "'['"));
+    Attr a;
+    a.kind = Attr::Kind::Array;
+    while (!p.at(Tok::rbracket)) {
+      if (!p.at(Tok::bare_id)) return p.expected("a precision (DEFAULT, HIGH, HIGHEST)");
+      a.list.push_back(ident(p.cur_.text));
+      p.bump();
+      if (p.at(Tok::comma)) {
+        p.bump();
+      } else if (!p.at(Tok::rbracket)) {
+        return p.expected("',' or ']'");
+      }
+    }
+    p.bump();
+    o.attrs.emplace_back(kw.attr, std::move(a));
+    return Status::ok();
+  }
+  case Kw::lhs_rhs: {
+    KILN_ASSIGN(std::vector<int64_t> lhs, p.int_list());
+    KILN_TRY(p.expect_id("x"));
+    KILN_ASSIGN(std::vector<int64_t> rhs, p.int_list());
+    std::string what = kw.attr;
+    if (!lhs.empty()) dot.dict.emplace_back("lhs_" + what + "_dimensions", int_array_attr(lhs));
+    if (!rhs.empty()) dot.dict.emplace_back("rhs_" + what + "_dimensions", int_array_attr(rhs));
+    return Status::ok();
+  }
+  case Kw::algorithm: {
+    if (!p.at(Tok::less)) return p.expected("'<'");
+    KILN_ASSIGN(Attr a, p.struct_params("stablehlo.dot_algorithm"));
+    o.attrs.emplace_back(kw.attr, std::move(a));
+    return Status::ok();
+  }
+  }
+  return Status::ok();
+}
+
+} // namespace
+
 Status Parser::pretty_keywords(Operation &o, const Token &name, int form_index) {
   const KeywordForm &form = keyword_forms()[static_cast<size_t>(form_index)];
   std::vector<bool> seen(form.keywords.size(), false);
@@ -165,92 +260,7 @@ Status Parser::pretty_keywords(Operation &o, const Token &name, int form_index) 
       seen[k] = true;
       bump();
       KILN_TRY(expect(Tok::equal, "'='"));
-      switch (kw.kind) {
-      case Kw::i64_list: {
-        KILN_ASSIGN(std::vector<int64_t> v, int_list());
-        o.attrs.emplace_back(kw.attr, dense_array(std::move(v)));
-        break;
-      }
-      case Kw::int_: {
-        Attr a;
-        a.kind = Attr::Kind::Int;
-        KILN_ASSIGN(a.i, integer());
-        o.attrs.emplace_back(kw.attr, std::move(a));
-        break;
-      }
-      case Kw::ident:
-        if (!at(Tok::bare_id)) return expected("a keyword");
-        o.attrs.emplace_back(kw.attr, ident(cur_.text));
-        bump();
-        break;
-      case Kw::boolean: {
-        if (!at_id("true") && !at_id("false")) return expected("true or false");
-        Attr a;
-        a.kind = Attr::Kind::Bool;
-        a.i = cur_.text == "true";
-        o.attrs.emplace_back(kw.attr, std::move(a));
-        bump();
-        break;
-      }
-      case Kw::exp_mant: {
-        // e5m10 -> exponent_bits 5, mantissa_bits 10
-        const std::string &w = cur_.text;
-        size_t m = w.find('m');
-        auto digits = [](std::string_view s) {
-          return !s.empty() && s.size() < 6 && s.find_first_not_of("0123456789") == s.npos;
-        };
-        if (!at(Tok::bare_id) || w.size() < 4 || w[0] != 'e' || m == std::string::npos ||
-            !digits(std::string_view(w).substr(1, m - 1)) ||
-            !digits(std::string_view(w).substr(m + 1)))
-          return expected("a format 'e<N>m<M>'");
-        Attr e, mm;
-        e.kind = mm.kind = Attr::Kind::Int;
-        e.i = std::stoll(w.substr(1, m - 1));
-        mm.i = std::stoll(w.substr(m + 1));
-        o.attrs.emplace_back("exponent_bits", e);
-        o.attrs.emplace_back("mantissa_bits", mm);
-        bump();
-        break;
-      }
-      case Kw::string:
-        if (!at(Tok::string)) return expected("a string");
-        o.attrs.emplace_back(kw.attr, string_attr(cur_.text));
-        bump();
-        break;
-      case Kw::precision: {
-        KILN_TRY(expect(Tok::lbracket, "'['"));
-        Attr a;
-        a.kind = Attr::Kind::Array;
-        while (!at(Tok::rbracket)) {
-          if (!at(Tok::bare_id)) return expected("a precision (DEFAULT, HIGH, HIGHEST)");
-          a.list.push_back(ident(cur_.text));
-          bump();
-          if (at(Tok::comma)) {
-            bump();
-          } else if (!at(Tok::rbracket)) {
-            return expected("',' or ']'");
-          }
-        }
-        bump();
-        o.attrs.emplace_back(kw.attr, std::move(a));
-        break;
-      }
-      case Kw::lhs_rhs: {
-        KILN_ASSIGN(std::vector<int64_t> lhs, int_list());
-        KILN_TRY(expect_id("x"));
-        KILN_ASSIGN(std::vector<int64_t> rhs, int_list());
-        std::string what = kw.attr;
-        if (!lhs.empty()) dot.dict.emplace_back("lhs_" + what + "_dimensions", int_array_attr(lhs));
-        if (!rhs.empty()) dot.dict.emplace_back("rhs_" + what + "_dimensions", int_array_attr(rhs));
-        break;
-      }
-      case Kw::algorithm: {
-        if (!at(Tok::less)) return expected("'<'");
-        KILN_ASSIGN(Attr a, struct_params("stablehlo.dot_algorithm"));
-        o.attrs.emplace_back(kw.attr, std::move(a));
-        break;
-      }
-      }
+      KILN_TRY(keyword_value(*this, o, kw, dot));
     } else {
       break;
     }
@@ -268,11 +278,7 @@ Status Parser::pretty_keywords(Operation &o, const Token &name, int form_index) 
     });
     o.attrs.insert(o.attrs.begin(), NamedAttr("dot_dimension_numbers", std::move(dot)));
   }
-  if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-  KILN_TRY(expect(Tok::colon, "':'"));
-  Signature sig;
-  KILN_TRY(signature(sig));
-  return apply_signature(o, sig, form.sig);
+  return attrs_and_signature(o, form.sig);
 }
 
 Status Parser::pretty_conv(Operation &o) {
@@ -348,11 +354,7 @@ Status Parser::pretty_conv(Operation &o) {
     bump();
   }
   KILN_TRY(expect(Tok::rbrace, "'}' closing the window"));
-  if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-  KILN_TRY(expect(Tok::colon, "':'"));
-  Signature sig;
-  KILN_TRY(signature(sig));
-  return apply_signature(o, sig, SigForm::functional);
+  return attrs_and_signature(o, SigForm::functional);
 }
 
 Status Parser::pretty_reduce(Operation &o) {
@@ -497,188 +499,207 @@ Status Parser::pretty_while(Operation &o) {
   return region(o.regions[1], &iter_names, &o.operand_types);
 }
 
+// ---- ops with their own syntax ----
+
+namespace {
+
+// `op %a, %b attr-dict : types`
+Status pretty_simple(Parser &p, Operation &o, SigForm form) {
+  KILN_TRY(p.operand_list(o));
+  return p.attrs_and_signature(o, form);
+}
+
+// `return %a, %b attr-dict : T, U` (types only when there are operands)
+Status pretty_return(Parser &p, Operation &o) {
+  KILN_TRY(p.operand_list(o));
+  if (p.at(Tok::lbrace)) KILN_TRY(p.attr_dict_into(o.attrs));
+  if (o.operands.empty()) return Status::ok();
+  KILN_TRY(p.expect(Tok::colon, "':'"));
+  Signature sig;
+  KILN_TRY(p.signature(sig));
+  if (sig.arrow || sig.parens || sig.ins.size() != o.operands.size())
+    return p.error(sig.at, fmt::format("'{}' has {} operand(s); expected as many types", o.name,
+                                       o.operands.size()));
+  o.operand_types = sig.ins;
+  return Status::ok();
+}
+
+// `call @f(%a) attr-dict : (T) -> R`, `stablehlo.custom_call @target(%a) ...`
+Status pretty_call(Parser &p, Operation &o) {
+  if (!p.at(Tok::symbol)) return p.expected("a symbol '@name'");
+  o.attrs.emplace_back(o.name == "func.call" ? "callee" : "call_target_name",
+                       string_attr(p.cur_.text));
+  p.bump();
+  KILN_TRY(p.expect(Tok::lparen, "'('"));
+  KILN_TRY(p.operand_list(o));
+  KILN_TRY(p.expect(Tok::rparen, "')'"));
+  return p.attrs_and_signature(o, SigForm::functional);
+}
+
+// `stablehlo.constant attr-dict dense<...> : T`
+Status pretty_constant(Parser &p, Operation &o) {
+  if (p.at(Tok::lbrace)) KILN_TRY(p.attr_dict_into(o.attrs));
+  if (!p.at_id("dense")) {
+    if (p.at_id("dense_resource"))
+      return p.error(p.cur_, "dense_resource constants are not supported (print the module with "
+                             "its constants inline)");
+    return p.expected("a dense<...> constant");
+  }
+  KILN_ASSIGN(Attr value, p.attr());
+  o.result_types = {value.type};
+  o.attrs.insert(o.attrs.begin(), NamedAttr("value", std::move(value)));
+  return Status::ok();
+}
+
+// `stablehlo.compare GT, %a, %b, FLOAT attr-dict : (T, T) -> R`
+Status pretty_compare(Parser &p, Operation &o) {
+  if (!p.at(Tok::bare_id)) return p.expected("a comparison direction (EQ, NE, GE, GT, LE, LT)");
+  o.attrs.emplace_back("comparison_direction", ident(p.cur_.text));
+  p.bump();
+  for (int i = 0; i < 2; ++i) {
+    KILN_TRY(p.expect(Tok::comma, "','"));
+    KILN_ASSIGN(std::string v, p.use(p.cur_));
+    o.operands.push_back(std::move(v));
+  }
+  if (p.at(Tok::comma)) {
+    p.bump();
+    if (!p.at(Tok::bare_id)) return p.expected("a comparison type (FLOAT, SIGNED, ...)");
+    o.attrs.emplace_back("compare_type", ident(p.cur_.text));
+    p.bump();
+  }
+  return p.attrs_and_signature(o, SigForm::functional);
+}
+
+// `stablehlo.slice %a [0:2, 1:4:2] attr-dict : (T) -> R`
+Status pretty_slice(Parser &p, Operation &o) {
+  KILN_ASSIGN(std::string v, p.use(p.cur_));
+  o.operands.push_back(std::move(v));
+  KILN_TRY(p.expect(Tok::lbracket, "'['"));
+  std::vector<int64_t> start, limit, stride;
+  while (!p.at(Tok::rbracket)) {
+    KILN_ASSIGN(int64_t first, p.integer());
+    KILN_TRY(p.expect(Tok::colon, "':'"));
+    KILN_ASSIGN(int64_t last, p.integer());
+    int64_t step = 1;
+    if (p.at(Tok::colon)) {
+      p.bump();
+      KILN_ASSIGN(step, p.integer());
+    }
+    start.push_back(first);
+    limit.push_back(last);
+    stride.push_back(step);
+    if (p.at(Tok::comma)) {
+      p.bump();
+    } else if (!p.at(Tok::rbracket)) {
+      return p.expected("',' or ']'");
+    }
+  }
+  p.bump();
+  o.attrs.emplace_back("start_indices", dense_array(std::move(start)));
+  o.attrs.emplace_back("limit_indices", dense_array(std::move(limit)));
+  o.attrs.emplace_back("strides", dense_array(std::move(stride)));
+  return p.attrs_and_signature(o, SigForm::functional);
+}
+
+// `stablehlo.composite "name" %a, %b attr-dict : (T, U) -> R`
+Status pretty_composite(Parser &p, Operation &o) {
+  if (!p.at(Tok::string)) return p.expected("the composite's name as a string");
+  o.attrs.emplace_back("name", string_attr(p.cur_.text));
+  p.bump();
+  KILN_TRY(p.operand_list(o));
+  if (p.at(Tok::lparen)) return p.error(p.cur_, "composite regions are not supported");
+  return p.attrs_and_signature(o, SigForm::functional);
+}
+
+// `chlo.top_k(%a, k = 3, is_stable = true) attr-dict : T -> (R, I)`
+Status pretty_top_k(Parser &p, Operation &o) {
+  KILN_TRY(p.expect(Tok::lparen, "'('"));
+  KILN_ASSIGN(std::string v, p.use(p.cur_));
+  o.operands.push_back(std::move(v));
+  KILN_TRY(p.expect(Tok::comma, "','"));
+  KILN_TRY(p.expect_id("k"));
+  KILN_TRY(p.expect(Tok::equal, "'='"));
+  Attr k;
+  k.kind = Attr::Kind::Int;
+  KILN_ASSIGN(k.i, p.integer());
+  o.attrs.emplace_back("k", k);
+  if (p.at(Tok::comma)) {
+    p.bump();
+    KILN_TRY(p.expect_id("is_stable"));
+    KILN_TRY(p.expect(Tok::equal, "'='"));
+    if (!p.at_id("true") && !p.at_id("false")) return p.expected("true or false");
+    Attr b;
+    b.kind = Attr::Kind::Bool;
+    b.i = p.cur_.text == "true";
+    o.attrs.emplace_back("is_stable", b);
+    p.bump();
+  }
+  KILN_TRY(p.expect(Tok::rparen, "')'"));
+  return p.attrs_and_signature(o, SigForm::arrow);
+}
+
+// `stablehlo.optimization_barrier attr-dict %a, %b : T, U` or `... attr-dict ()`
+Status pretty_barrier(Parser &p, Operation &o) {
+  if (p.at(Tok::lbrace)) KILN_TRY(p.attr_dict_into(o.attrs));
+  if (p.at(Tok::lparen)) {
+    p.bump();
+    return p.expect(Tok::rparen, "')'");
+  }
+  KILN_TRY(p.operand_list(o));
+  KILN_TRY(p.expect(Tok::colon, "':'"));
+  Signature sig;
+  KILN_TRY(p.signature(sig));
+  return p.apply_signature(o, sig, SigForm::pairwise);
+}
+
+struct Special {
+  const char *name;
+  Status (*parse)(Parser &, Operation &);
+};
+
+const Special kSpecials[] = {
+    {"func.return", pretty_return},
+    {"stablehlo.return", pretty_return},
+    {"func.call", pretty_call},
+    {"stablehlo.custom_call", pretty_call},
+    {"stablehlo.constant", pretty_constant},
+    {"chlo.constant", pretty_constant},
+    {"stablehlo.compare", pretty_compare},
+    {"stablehlo.slice", pretty_slice},
+    {"stablehlo.composite", pretty_composite},
+    {"chlo.top_k", pretty_top_k},
+    {"stablehlo.optimization_barrier", pretty_barrier},
+    {"stablehlo.convolution", [](Parser &p, Operation &o) { return p.pretty_conv(o); }},
+    {"stablehlo.reduce", [](Parser &p, Operation &o) { return p.pretty_reduce(o); }},
+    {"stablehlo.while", [](Parser &p, Operation &o) { return p.pretty_while(o); }},
+};
+
+} // namespace
+
+Status Parser::attrs_and_signature(Operation &o, SigForm form) {
+  if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
+  KILN_TRY(expect(Tok::colon, "':'"));
+  Signature sig;
+  KILN_TRY(signature(sig));
+  return apply_signature(o, sig, form);
+}
+
 Status Parser::pretty_op(Operation &o, const Token &name) {
   std::string n = name.text;
-  if (n == "return") n = "func.return";
+  if (n == "return") n = "func.return"; // func's default-dialect spellings
   if (n == "call") n = "func.call";
   o.name = n;
   bump();
+  for (const Special &sp : kSpecials)
+    if (n == sp.name) return sp.parse(*this, o);
   const std::string_view shlo = "stablehlo.";
   const bool is_shlo = n.rfind(shlo, 0) == 0;
   const std::string_view base = is_shlo ? std::string_view(n).substr(shlo.size()) : "";
-
-  if (n == "func.return" || n == "stablehlo.return") {
-    KILN_TRY(operand_list(o));
-    if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-    if (o.operands.empty()) return Status::ok();
-    KILN_TRY(expect(Tok::colon, "':'"));
-    Signature sig;
-    KILN_TRY(signature(sig));
-    if (sig.arrow || sig.parens || sig.ins.size() != o.operands.size())
-      return error(sig.at, fmt::format("'{}' has {} operand(s); expected as many types", n,
-                                       o.operands.size()));
-    o.operand_types = sig.ins;
-    return Status::ok();
-  }
-  if (n == "func.call" || n == "stablehlo.custom_call") {
-    if (!at(Tok::symbol)) return expected("a symbol '@name'");
-    o.attrs.emplace_back(n == "func.call" ? "callee" : "call_target_name", string_attr(cur_.text));
-    bump();
-    KILN_TRY(expect(Tok::lparen, "'('"));
-    KILN_TRY(operand_list(o));
-    KILN_TRY(expect(Tok::rparen, "')'"));
-    if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-    KILN_TRY(expect(Tok::colon, "':'"));
-    Signature sig;
-    KILN_TRY(signature(sig));
-    return apply_signature(o, sig, SigForm::functional);
-  }
-  if (n == "stablehlo.constant" || n == "chlo.constant") {
-    if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-    Token v = cur_;
-    if (!at_id("dense")) {
-      if (at_id("dense_resource"))
-        return error(v, "dense_resource constants are not supported (print the module with its "
-                        "constants inline)");
-      return expected("a dense<...> constant");
-    }
-    KILN_ASSIGN(Attr value, attr());
-    o.result_types = {value.type};
-    o.attrs.insert(o.attrs.begin(), NamedAttr("value", std::move(value)));
-    return Status::ok();
-  }
-  if (n == "stablehlo.compare") {
-    if (!at(Tok::bare_id)) return expected("a comparison direction (EQ, NE, GE, GT, LE, LT)");
-    o.attrs.emplace_back("comparison_direction", ident(cur_.text));
-    bump();
-    KILN_TRY(expect(Tok::comma, "','"));
-    for (int i = 0; i < 2; ++i) {
-      if (i) KILN_TRY(expect(Tok::comma, "','"));
-      KILN_ASSIGN(std::string v, use(cur_));
-      o.operands.push_back(std::move(v));
-    }
-    if (at(Tok::comma)) {
-      bump();
-      if (!at(Tok::bare_id)) return expected("a comparison type (FLOAT, SIGNED, ...)");
-      o.attrs.emplace_back("compare_type", ident(cur_.text));
-      bump();
-    }
-    if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-    KILN_TRY(expect(Tok::colon, "':'"));
-    Signature sig;
-    KILN_TRY(signature(sig));
-    return apply_signature(o, sig, SigForm::functional);
-  }
-  if (n == "stablehlo.slice") {
-    KILN_ASSIGN(std::string v, use(cur_));
-    o.operands.push_back(std::move(v));
-    KILN_TRY(expect(Tok::lbracket, "'['"));
-    std::vector<int64_t> start, limit, stride;
-    while (!at(Tok::rbracket)) {
-      KILN_ASSIGN(int64_t s, integer());
-      KILN_TRY(expect(Tok::colon, "':'"));
-      KILN_ASSIGN(int64_t l, integer());
-      int64_t st = 1;
-      if (at(Tok::colon)) {
-        bump();
-        KILN_ASSIGN(st, integer());
-      }
-      start.push_back(s);
-      limit.push_back(l);
-      stride.push_back(st);
-      if (at(Tok::comma)) {
-        bump();
-      } else if (!at(Tok::rbracket)) {
-        return expected("',' or ']'");
-      }
-    }
-    bump();
-    o.attrs.emplace_back("start_indices", dense_array(std::move(start)));
-    o.attrs.emplace_back("limit_indices", dense_array(std::move(limit)));
-    o.attrs.emplace_back("strides", dense_array(std::move(stride)));
-    if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-    KILN_TRY(expect(Tok::colon, "':'"));
-    Signature sig;
-    KILN_TRY(signature(sig));
-    return apply_signature(o, sig, SigForm::functional);
-  }
-  if (n == "stablehlo.convolution") return pretty_conv(o);
-  if (n == "stablehlo.reduce") return pretty_reduce(o);
-  if (n == "stablehlo.while") return pretty_while(o);
-  if (n == "stablehlo.composite") {
-    if (!at(Tok::string)) return expected("the composite's name as a string");
-    o.attrs.emplace_back("name", string_attr(cur_.text));
-    bump();
-    KILN_TRY(operand_list(o));
-    if (at(Tok::lparen)) return error(cur_, "composite regions are not supported");
-    if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-    KILN_TRY(expect(Tok::colon, "':'"));
-    Signature sig;
-    KILN_TRY(signature(sig));
-    return apply_signature(o, sig, SigForm::functional);
-  }
-  if (n == "chlo.top_k") {
-    KILN_TRY(expect(Tok::lparen, "'('"));
-    KILN_ASSIGN(std::string v, use(cur_));
-    o.operands.push_back(std::move(v));
-    KILN_TRY(expect(Tok::comma, "','"));
-    KILN_TRY(expect_id("k"));
-    KILN_TRY(expect(Tok::equal, "'='"));
-    Attr k;
-    k.kind = Attr::Kind::Int;
-    KILN_ASSIGN(k.i, integer());
-    o.attrs.emplace_back("k", k);
-    if (at(Tok::comma)) {
-      bump();
-      KILN_TRY(expect_id("is_stable"));
-      KILN_TRY(expect(Tok::equal, "'='"));
-      if (!at_id("true") && !at_id("false")) return expected("true or false");
-      Attr b;
-      b.kind = Attr::Kind::Bool;
-      b.i = cur_.text == "true";
-      o.attrs.emplace_back("is_stable", b);
-      bump();
-    }
-    KILN_TRY(expect(Tok::rparen, "')'"));
-    if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-    KILN_TRY(expect(Tok::colon, "':'"));
-    Signature sig;
-    KILN_TRY(signature(sig));
-    return apply_signature(o, sig, SigForm::arrow);
-  }
-  SigForm form = SigForm::same;
-  bool simple = false;
-  if (is_shlo && in(kSameOps, base)) {
-    simple = true;
-  } else if (is_shlo && in(kFunctionalOps, base)) {
-    simple = true;
-    form = SigForm::functional;
-  } else if (n == "stablehlo.select") {
-    simple = true;
-    form = SigForm::select;
-  } else if (n == "stablehlo.optimization_barrier") {
-    simple = true;
-    form = SigForm::pairwise;
-  } else if (n.rfind("chlo.", 0) == 0 && in(kChloOps, std::string_view(n).substr(5))) {
-    simple = true;
-    form = SigForm::arrow;
-  }
-  if (simple) {
-    if (n == "stablehlo.optimization_barrier") {
-      // `attr-dict %a, %b : T, U`, or `attr-dict ()` without operands
-      if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-      if (at(Tok::lparen)) {
-        bump();
-        return expect(Tok::rparen, "')'");
-      }
-    }
-    KILN_TRY(operand_list(o));
-    if (at(Tok::lbrace)) KILN_TRY(attr_dict_into(o.attrs));
-    KILN_TRY(expect(Tok::colon, "':'"));
-    Signature sig;
-    KILN_TRY(signature(sig));
-    return apply_signature(o, sig, form);
-  }
+  if (is_shlo && in(kSameOps, base)) return pretty_simple(*this, o, SigForm::same);
+  if (is_shlo && in(kFunctionalOps, base)) return pretty_simple(*this, o, SigForm::functional);
+  if (n == "stablehlo.select") return pretty_simple(*this, o, SigForm::select);
+  if (n.rfind("chlo.", 0) == 0 && in(kChloOps, std::string_view(n).substr(5)))
+    return pretty_simple(*this, o, SigForm::arrow);
   if (is_shlo) {
     const auto &forms = keyword_forms();
     for (size_t i = 0; i < forms.size(); ++i)
