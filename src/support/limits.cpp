@@ -58,6 +58,7 @@ Status load_limits_from_env() {
   int64_t depth = l.max_graph_depth;
   KILN_TRY(read_var("KILN_MAX_GRAPH_DEPTH", 100000, depth));
   l.max_graph_depth = static_cast<int>(depth);
+  KILN_TRY(read_var("KILN_MAX_NODES", int64_t(1) << 40, l.max_nodes));
   g_limits = l;
   return Status::ok();
 }

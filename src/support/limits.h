@@ -19,13 +19,16 @@ struct Limits {
   int64_t max_model_bytes = int64_t(2) << 30;
   // Nesting of control-flow subgraphs and model-local functions (KILN_MAX_GRAPH_DEPTH).
   int max_graph_depth = 64;
+  // Nodes of a model once its local functions are inlined (KILN_MAX_NODES): a function that
+  // calls another twice, 40 levels deep, would otherwise expand to 2^40 nodes.
+  int64_t max_nodes = 1000000;
 };
 
 // The limits in force: the defaults, or what load_limits_from_env() read.
 const Limits &limits();
 
 // Reads KILN_MAX_TENSOR_BYTES, KILN_MAX_MODEL_BYTES (a byte count, optionally with a K, M or
-// G suffix: powers of 1024) and KILN_MAX_GRAPH_DEPTH. Call once, before any other thread
+// G suffix: powers of 1024), KILN_MAX_GRAPH_DEPTH and KILN_MAX_NODES. Call once, before any other thread
 // runs; an unparsable or non-positive value is an error naming the variable.
 Status load_limits_from_env();
 

@@ -4,9 +4,12 @@
 #include "frontend/onnx/tensor_proto.h"
 #include "ops/ops.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -232,6 +235,11 @@ public:
       KILN_TRY(read_opsets(f.opset_import(), fops).with_context(fmt::format("function {}", f.name())));
     }
     if (!opsets.count("")) opsets[""] = 1;
+    KILN_ASSIGN(int64_t num_nodes, expanded_size(model_.graph().node(), 0));
+    if (num_nodes > opt_.max_nodes)
+      return Status::error(fmt::format("the model has more than {} nodes once its functions are "
+                                       "inlined (KILN_MAX_NODES)",
+                                       opt_.max_nodes));
 
     std::vector<std::string> missing;
     scan_unsupported(model_.graph(), opsets, missing);
@@ -284,6 +292,58 @@ private:
   ImportOptions opt_;
   std::map<std::pair<std::string, std::string>, const onnx::FunctionProto *> functions_;
   int depth_ = 0;
+  std::map<const onnx::FunctionProto *, int64_t> fn_size_; // -1 while being counted
+  std::set<const onnx::FunctionProto *> scanned_;
+
+  bool has_converter(const onnx::NodeProto &n) const {
+    return (n.op_type() == "Constant" && norm_domain(n.domain()).empty()) ||
+           converters().find(norm_domain(n.domain()), n.op_type());
+  }
+
+  // Nodes of `nodes` once local functions are inlined (subgraphs included), saturating just above
+  // the node limit so that it never overflows. Recursive functions, which could never be
+  // inlined, and function chains deeper than the depth limit are refused here, before anything
+  // is converted.
+  template <class Nodes> Result<int64_t> expanded_size(const Nodes &nodes, int depth) {
+    int64_t total = 0;
+    for (const auto &n : nodes) {
+      int64_t cost = 1;
+      for (const auto &a : n.attribute()) {
+        if (a.has_g()) {
+          KILN_ASSIGN(int64_t c, expanded_size(a.g().node(), depth + 1));
+          cost += c;
+        }
+        for (const auto &sg : a.graphs()) {
+          KILN_ASSIGN(int64_t c, expanded_size(sg.node(), depth + 1));
+          cost += c;
+        }
+      }
+      if (!has_converter(n))
+        if (const auto *f = local_function(n)) {
+          KILN_ASSIGN(int64_t c, function_size(*f, depth + 1));
+          cost += c - 1; // the call itself is replaced by the function's nodes
+        }
+      total = std::min(total + cost, opt_.max_nodes + 1);
+    }
+    return total;
+  }
+
+  Result<int64_t> function_size(const onnx::FunctionProto &f, int depth) {
+    auto it = fn_size_.find(&f);
+    if (it != fn_size_.end() && it->second < 0)
+      return Status::error(fmt::format("function {}.{} calls itself (directly or through other "
+                                       "functions); ONNX functions cannot be recursive",
+                                       f.domain(), f.name()));
+    if (it != fn_size_.end()) return it->second;
+    if (depth > opt_.max_graph_depth)
+      return Status::error(fmt::format("functions are nested more than {} deep "
+                                       "(KILN_MAX_GRAPH_DEPTH)",
+                                       opt_.max_graph_depth));
+    fn_size_[&f] = -1;
+    KILN_ASSIGN(int64_t n, expanded_size(f.node(), depth));
+    fn_size_[&f] = n;
+    return n;
+  }
 
   const onnx::FunctionProto *local_function(const onnx::NodeProto &n) const {
     auto it = functions_.find({norm_domain(n.domain()), n.op_type()});
@@ -312,6 +372,7 @@ private:
       if (n.op_type() == "Constant" && norm_domain(n.domain()).empty()) continue;
       if (converters().find(norm_domain(n.domain()), n.op_type())) continue;
       if (const auto *f = local_function(n)) {
+        if (!scanned_.insert(f).second) continue; // each function body is scanned once
         OpsetMap fops = opsets;
         (void)read_opsets(f->opset_import(), fops); // checked in run()
         onnx::GraphProto body;
@@ -435,6 +496,12 @@ private:
       KILN_ASSIGN(outs, (*fn)(ctx));
     } else if (const auto *f = local_function(n)) {
       KILN_ASSIGN(outs, inline_function(*f, n, ins, attrs, b, opsets));
+      // Values made inside the function carry its internal names; outside they are the call's
+      // outputs (so that a graph output keeps the graph's name).
+      for (size_t i = 0; i < outs.size() && i < static_cast<size_t>(n.output_size()); ++i)
+        if (!n.output(static_cast<int>(i)).empty() &&
+            std::find(ins.begin(), ins.end(), outs[i]) == ins.end())
+          outs[i]->name = n.output(static_cast<int>(i));
     } else {
       return Status::error(fmt::format("node '{}': op {} is not supported", label, n.op_type()));
     }

@@ -14,6 +14,7 @@ struct ImportOptions {
   int64_t max_tensor_bytes = limits().max_tensor_bytes; // per initializer, per node result
   int64_t max_model_bytes = limits().max_model_bytes;   // the .onnx file
   int max_graph_depth = limits().max_graph_depth;       // nested subgraphs and functions
+  int64_t max_nodes = limits().max_nodes;               // nodes once functions are inlined
 };
 
 // Imports the model; the module has one function "main" whose params are the graph inputs that
