@@ -310,6 +310,10 @@ def write_models(out):
     save(out, 'opset_negative.onnx', model([helper.make_node('Relu', ['x'], ['y'])], [vi('x')], [vi('y')],
                                            opset=-3))
 
+    # Model-local functions: legal, recursive, mutually recursive, and doubling at each of 40
+    # levels (2^40 nodes once inlined).
+    write_functions(out)
+
     # Nesting.
     save(out, 'if_deep_10000.onnx', nested_if(10000))
     save(out, 'if_deep_3.onnx', nested_if(3))
@@ -334,6 +338,30 @@ def write_models(out):
         [helper.make_tensor('s', I64, [1], [34 << 20])], opset=13))
 
     write_external(out)
+
+
+def fn_model(functions, call='F'):
+    ops = [helper.make_opsetid('', 17), helper.make_opsetid('local', 1)]
+    fns = [helper.make_function('local', name, ['a'], ['b'], nodes, ops) for name, nodes in functions]
+    g = helper.make_graph([helper.make_node(call, ['x'], ['y'], domain='local', name='call')], 'g',
+                          [vi('x')], [vi('y')])
+    m = helper.make_model(g, opset_imports=ops, functions=fns)
+    m.ir_version = 8
+    return m
+
+
+def write_functions(out):
+    n = helper.make_node
+    save(out, 'fn_ok.onnx', fn_model([('F', [n('Relu', ['a'], ['t']), n('Neg', ['t'], ['b'])])]))
+    save(out, 'fn_recursive.onnx', fn_model([('F', [n('F', ['a'], ['b'], domain='local')])]))
+    save(out, 'fn_mutual.onnx', fn_model([('F', [n('G', ['a'], ['b'], domain='local')]),
+                                          ('G', [n('F', ['a'], ['b'], domain='local')])]))
+    fanout = []
+    for i in range(40):
+        callee = 'F%d' % (i + 1)
+        fanout.append(('F%d' % i, [n('Relu', ['a'], ['b'])] if i == 39 else
+                       [n(callee, ['a'], ['t'], domain='local'), n(callee, ['t'], ['b'], domain='local')]))
+    save(out, 'fn_fanout.onnx', fn_model(fanout, call='F0'))
 
 
 def ext_model(location, offset=None, length=None, dims=(2,), extra=()):
