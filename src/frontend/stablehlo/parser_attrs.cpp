@@ -279,100 +279,136 @@ std::string encode_leaf(const Leaf &l, DType dt, std::byte *dst) {
 
 } // namespace
 
+namespace {
+
+// Decodes "0x..." into bytes; returns the reason on failure.
+std::string decode_hex(const std::string &text, std::string &out) {
+  if (text.size() < 2 || text[0] != '0' || text[1] != 'x')
+    return "string constants are not supported (expected a \"0x...\" hex blob)";
+  if (text.size() % 2) return "hex blob has an odd number of digits";
+  out.resize((text.size() - 2) / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    int hi = hex_value(text[2 + 2 * i]), lo = hex_value(text[3 + 2 * i]);
+    if (hi < 0 || lo < 0) return "invalid digit in hex blob";
+    out[i] = static_cast<char>(hi * 16 + lo);
+  }
+  return "";
+}
+
+// Fills `t` from a hex blob: raw little-endian elements, or one element for a splat. i1 blobs
+// have one byte per element (as JAX prints them), or bits packed LSB first (older MLIR).
+std::string fill_from_blob(const std::string &blob, Tensor &t) {
+  const int64_t n = static_cast<int64_t>(blob.size());
+  const int64_t numel = t.numel();
+  const int64_t esize = static_cast<int64_t>(dtype_size(t.dtype()));
+  std::byte *dst = t.raw_mut();
+  if (t.dtype() == DType::boolean && n == numel) {
+    for (int64_t i = 0; i < numel; ++i) dst[i] = std::byte(blob[static_cast<size_t>(i)] != 0);
+  } else if (t.dtype() == DType::boolean && n == 1) {
+    std::memset(dst, blob[0] ? 1 : 0, static_cast<size_t>(numel));
+  } else if (t.dtype() == DType::boolean && n == (numel + 7) / 8) {
+    for (int64_t i = 0; i < numel; ++i)
+      dst[i] = std::byte((static_cast<uint8_t>(blob[static_cast<size_t>(i / 8)]) >> (i % 8)) & 1);
+  } else if (t.dtype() == DType::boolean) {
+    return fmt::format("hex blob has {} bytes; tensor<{}xi1> needs {}", n, dims_str(t.shape()),
+                       numel);
+  } else if (n == numel * esize) {
+    if (n) std::memcpy(dst, blob.data(), static_cast<size_t>(n));
+  } else if (n == esize) {
+    for (int64_t i = 0; i < numel; ++i) std::memcpy(dst + i * esize, blob.data(), esize);
+  } else {
+    return fmt::format("hex blob has {} bytes; its type needs {}", n, numel * esize);
+  }
+  return "";
+}
+
+} // namespace
+
+Status Parser::dense_walk(DenseShape &w, const DenseEncode *encode) {
+  std::vector<int64_t> counts; // items so far in each open list
+  int64_t index = 0;
+  for (;;) {
+    // One item: a '[' opening a list, or a scalar.
+    if (at(Tok::lbracket)) {
+      counts.push_back(0);
+      if (static_cast<int>(counts.size()) + depth_ > opt_.max_depth)
+        return error(cur_, fmt::format("nesting deeper than {} levels", opt_.max_depth));
+      bump();
+      if (!at(Tok::rbracket)) continue;
+    } else {
+      bool neg = false;
+      if (at(Tok::minus)) {
+        neg = true;
+        bump();
+      }
+      if (!at(Tok::integer) && !at(Tok::floating) && !at_id("true") && !at_id("false") &&
+          !at_id("inf") && !at_id("nan")) {
+        if (at(Tok::lparen)) return error(cur_, "complex constants are not supported");
+        return expected("a number, true or false");
+      }
+      Token tok = cur_;
+      bump();
+      if (encode) {
+        KILN_TRY((*encode)(tok, neg, index));
+      } else {
+        int d = static_cast<int>(counts.size());
+        if (w.leaf_depth < 0) w.leaf_depth = d;
+        if (w.leaf_depth != d) return error(tok, "dense literal mixes scalars and lists");
+      }
+      ++index;
+      if (counts.empty()) break;
+      ++counts.back();
+    }
+    // After an item: ',' starts the next one, ']' closes lists.
+    bool done = false;
+    for (;;) {
+      if (at(Tok::comma)) {
+        bump();
+        break;
+      }
+      if (!at(Tok::rbracket)) return expected("',' or ']'");
+      Token rb = cur_;
+      bump();
+      size_t level = counts.size() - 1;
+      if (w.shape.size() <= level) w.shape.resize(level + 1, -1);
+      if (w.shape[level] < 0) {
+        w.shape[level] = counts.back();
+      } else if (w.shape[level] != counts.back()) {
+        return error(rb, "dense literal has lists of different lengths");
+      }
+      counts.pop_back();
+      if (counts.empty()) {
+        done = true;
+        break;
+      }
+      ++counts.back();
+    }
+    if (done) break;
+  }
+  w.leaves = index;
+  return Status::ok();
+}
+
+// dense<literal> : type. The literal is walked once to check its syntax and shape; once the
+// type is known a second walk over the same text encodes each scalar in place, so no copy of
+// the literal is kept.
 Result<Attr> Parser::dense_attr() {
   Token start = cur_;
   bump();
   KILN_TRY(expect(Tok::less, "'<' after 'dense'"));
-  std::vector<int64_t> shape; // list length per nesting level (-1: not seen yet)
-  int leaf_depth = -1;        // nesting level of the scalars
-  int64_t num_leaves = 0;
+  DenseShape w;
   const bool is_list = at(Tok::lbracket);
   std::string blob;
   bool has_blob = false;
   const Token lit_tok = cur_;
   const Lexer::State lit_state = lex_.save();
-  // Walks the literal: nested lists, iteratively (depth is bounded by max_depth). The first
-  // pass checks the syntax and the shape; once the type is known a second pass over the same
-  // text encodes each scalar in place, so no copy of the literal is kept.
-  using Encode = std::function<Status(const Leaf &, int64_t)>;
-  auto walk = [&](const Encode *encode) -> Status {
-    std::vector<int64_t> counts;
-    int64_t index = 0;
-    for (;;) {
-      // One item: a '[' opening a list, or a scalar.
-      if (at(Tok::lbracket)) {
-        counts.push_back(0);
-        if (static_cast<int>(counts.size()) + depth_ > opt_.max_depth)
-          return error(cur_, fmt::format("nesting deeper than {} levels", opt_.max_depth));
-        bump();
-        if (!at(Tok::rbracket)) continue;
-      } else {
-        Leaf l;
-        if (at(Tok::minus)) {
-          l.neg = true;
-          bump();
-        }
-        if (!at(Tok::integer) && !at(Tok::floating) && !at_id("true") && !at_id("false") &&
-            !at_id("inf") && !at_id("nan")) {
-          if (at(Tok::lparen)) return error(cur_, "complex constants are not supported");
-          return expected("a number, true or false");
-        }
-        l.tok = cur_;
-        bump();
-        if (encode) {
-          KILN_TRY((*encode)(l, index));
-        } else {
-          int d = static_cast<int>(counts.size());
-          if (leaf_depth < 0) leaf_depth = d;
-          if (leaf_depth != d) return error(l.tok, "dense literal mixes scalars and lists");
-        }
-        ++index;
-        if (counts.empty()) break;
-        ++counts.back();
-      }
-      // After an item: ',' starts the next one, ']' closes lists.
-      bool done = false;
-      for (;;) {
-        if (at(Tok::comma)) {
-          bump();
-          break;
-        }
-        if (!at(Tok::rbracket)) return expected("',' or ']'");
-        Token rb = cur_;
-        bump();
-        size_t level = counts.size() - 1;
-        if (shape.size() <= level) shape.resize(level + 1, -1);
-        if (shape[level] < 0) {
-          shape[level] = counts.back();
-        } else if (shape[level] != counts.back()) {
-          return error(rb, "dense literal has lists of different lengths");
-        }
-        counts.pop_back();
-        if (counts.empty()) {
-          done = true;
-          break;
-        }
-        ++counts.back();
-      }
-      if (done) break;
-    }
-    num_leaves = index;
-    return Status::ok();
-  };
   if (at(Tok::string)) {
-    if (cur_.text.size() < 2 || cur_.text[0] != '0' || cur_.text[1] != 'x')
-      return error(cur_, "string constants are not supported (expected a \"0x...\" hex blob)");
-    if (cur_.text.size() % 2) return error(cur_, "hex blob has an odd number of digits");
-    blob.resize((cur_.text.size() - 2) / 2);
-    for (size_t i = 0; i < blob.size(); ++i) {
-      int hi = hex_value(cur_.text[2 + 2 * i]), lo = hex_value(cur_.text[3 + 2 * i]);
-      if (hi < 0 || lo < 0) return error(cur_, "invalid digit in hex blob");
-      blob[i] = static_cast<char>(hi * 16 + lo);
-    }
+    std::string why = decode_hex(cur_.text, blob);
+    if (!why.empty()) return error(cur_, why);
     has_blob = true;
     bump();
   } else if (!at(Tok::greater)) {
-    KILN_TRY(walk(nullptr));
+    KILN_TRY(dense_walk(w, nullptr));
   }
   KILN_TRY(expect(Tok::greater, "'>' closing the dense literal"));
   KILN_TRY(expect(Tok::colon, "':' and the constant's type"));
@@ -393,65 +429,39 @@ Result<Attr> Parser::dense_attr() {
   a.kind = Attr::Kind::Dense;
   a.type = ty;
   a.dense = std::move(alloc).value();
-  std::byte *dst = a.dense.raw_mut();
   if (has_blob) {
-    const int64_t n = static_cast<int64_t>(blob.size());
-    if (ty.dtype == DType::boolean) {
-      // One byte per element (as JAX prints them), one byte for a splat, or bits packed LSB
-      // first (older MLIR).
-      if (n == numel) {
-        for (int64_t i = 0; i < numel; ++i) dst[i] = std::byte(blob[static_cast<size_t>(i)] != 0);
-      } else if (n == 1) {
-        std::memset(dst, blob[0] ? 1 : 0, static_cast<size_t>(numel));
-      } else if (n == (numel + 7) / 8) {
-        for (int64_t i = 0; i < numel; ++i)
-          dst[i] = std::byte((static_cast<uint8_t>(blob[i / 8]) >> (i % 8)) & 1);
-      } else {
-        return error(lit_tok, fmt::format("hex blob has {} bytes; tensor<{}xi1> needs {}", n,
-                                          dims_str(ty.dims), numel));
-      }
-    } else if (n == numel * esize) {
-      if (n) std::memcpy(dst, blob.data(), static_cast<size_t>(n));
-    } else if (n == esize) {
-      for (int64_t i = 0; i < numel; ++i) std::memcpy(dst + i * esize, blob.data(), esize);
-    } else {
-      return error(lit_tok, fmt::format("hex blob has {} bytes; its type needs {}", n,
-                                        numel * esize));
-    }
+    std::string why = fill_from_blob(blob, a.dense);
+    if (!why.empty()) return error(lit_tok, why);
     return a;
   }
-  if (num_leaves == 0) {
-    if (numel != 0) {
-      if (is_list)
-        return error(start, fmt::format("dense literal has no elements but its type is tensor<{}>",
-                                        dims_str(ty.dims)));
-      return error(start, "empty dense literal for a non-empty type");
-    }
+  if (w.leaves == 0) {
+    if (numel != 0) return error(start, fmt::format("dense literal has no elements but its type "
+                                                    "is tensor<{}>",
+                                                    dims_str(ty.dims)));
     return a;
   }
-  const bool splat = !is_list;
-  if (!splat) {
-    // Nested lists: their shape must be the type's.
-    std::vector<int64_t> lit_shape = shape;
-    lit_shape.resize(static_cast<size_t>(leaf_depth));
+  if (is_list) {
+    std::vector<int64_t> lit_shape = w.shape;
+    lit_shape.resize(static_cast<size_t>(w.leaf_depth));
     if (lit_shape != ty.dims)
       return error(start, fmt::format("dense literal has shape {} but its type is tensor<{}>",
                                       dims_str(lit_shape), dims_str(ty.dims)));
   }
-  // Second pass: encode the scalars, then continue after the type.
+  // Second walk: encode the scalars, then continue after the type.
   const Lexer::State end_state = lex_.save();
   const Token end_tok = cur_;
   lex_.restore(lit_state);
   cur_ = lit_tok;
-  const Encode encode = [&](const Leaf &l, int64_t i) -> Status {
-    std::string why = encode_leaf(l, ty.dtype, dst + i * esize);
-    return why.empty() ? Status::ok() : error(l.tok, why);
+  std::byte *dst = a.dense.raw_mut();
+  const DenseEncode encode = [&](const Token &tok, bool neg, int64_t i) -> Status {
+    std::string why = encode_leaf(Leaf{tok, neg}, ty.dtype, dst + i * esize);
+    return why.empty() ? Status::ok() : error(tok, why);
   };
-  shape.clear();
-  KILN_TRY(walk(&encode));
+  DenseShape again;
+  KILN_TRY(dense_walk(again, &encode));
   lex_.restore(end_state);
   cur_ = end_tok;
-  if (splat)
+  if (!is_list) // a splat
     for (int64_t i = 1; i < numel; ++i) std::memcpy(dst + i * esize, dst, esize);
   return a;
 }

@@ -6,6 +6,7 @@
 #include "frontend/stablehlo/ast.h"
 #include "frontend/stablehlo/lexer.h"
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -21,6 +22,16 @@ struct Signature {
   std::vector<Type> outs;
   Token at; // first token, for messages
 };
+
+// A dense literal's nested lists: length per level (-1 until seen), nesting level of the
+// scalars, number of scalars.
+struct DenseShape {
+  std::vector<int64_t> shape;
+  int leaf_depth = -1;
+  int64_t leaves = 0;
+};
+// Encodes scalar number `index` (its token, and whether a '-' preceded it).
+using DenseEncode = std::function<Status(const Token &, bool, int64_t)>;
 
 // How a pretty op spells its types after ':'.
 enum class SigForm {
@@ -76,6 +87,7 @@ public:
   Result<Type> type(bool allow_index = false);
   Result<Attr> attr();
   Result<Attr> dense_attr(); // at `dense`
+  Status dense_walk(DenseShape &w, const DenseEncode *encode); // the literal's lists
   Result<Attr> dense_array_attr(); // at `array`
   Result<Attr> hash_attr();        // at a hash_id
   Result<Attr> struct_params(const std::string &name); // `<key = value, ...>` at '<'
