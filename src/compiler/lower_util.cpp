@@ -108,7 +108,8 @@ Status LowerCtx::dispatch(const Op &op, Kernel k, std::vector<int> buffers,
   }
   KILN_ASSIGN(std::vector<ByteRange> ranges,
               split_large_bindings(op, k, buffers, sizes, *target_));
-  k = simplify(k);
+  // Long innermost loops are unrolled: fewer back-edges per invocation (llvmpipe caps them).
+  k = simplify(unroll_long_loops(simplify(k)));
   if (opts_->verify_kernels) {
     Status s = verify(k);
     if (!s)

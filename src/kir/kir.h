@@ -410,6 +410,13 @@ Expr simplify(const Expr &e);
 Stmt simplify(const Stmt &s);
 Kernel simplify(const Kernel &k);
 
+// Unrolls innermost loops (no nested loop, declaration or barrier in the body) whose extent is
+// a constant of at least min_extent by `factor`, the remainder written out after the loop.
+Kernel unroll_long_loops(const Kernel &k, int64_t min_extent = 1024, int factor = 8);
+// Loop iterations (back-edges) one invocation runs, every loop of the nest counted; the larger
+// branch of an If; -1 when a loop's extent is not a constant.
+int64_t loop_iterations(const Stmt &s);
+
 // Checks types, buffer/shared indices, push-constant slots, variable scoping and
 // assignability, read/write permissions and the workgroup size.
 Status verify(const Kernel &k);

@@ -173,3 +173,44 @@ TEST(Kir, TargetPresets) {
   EXPECT_EQ(find_target("vulkan-lavapipe")->subgroup_size, 8u);
   EXPECT_TRUE(find_target("vulkan-nvidia")->cooperative_matrix);
 }
+
+// A sum over n elements in one invocation: acc += in[r] for r < n.
+static Kernel sum_kernel(int64_t n) {
+  Kernel k;
+  k.name = "sum";
+  BufferVar in = k.add_buffer("in", ScalarType::f32, true);
+  BufferVar out = k.add_buffer("out", ScalarType::f32, false, true);
+  Expr acc = var("acc", ScalarType::f32), r = var("r", ScalarType::i32);
+  k.body = block({declare_var(acc, imm_f32(0)),
+                  for_loop(r, imm_i32(0), imm_i32(static_cast<int32_t>(n)),
+                           assign(acc, acc + load(in, r))),
+                  store(out, imm_i32(0), acc)});
+  return k;
+}
+
+TEST(Kir, CountsLoopIterationsPerInvocation) {
+  EXPECT_EQ(loop_iterations(sum_kernel(100000).body), 100000);
+  Expr i = var("i", ScalarType::i32), j = var("j", ScalarType::i32);
+  Expr acc = var("acc", ScalarType::i32);
+  // 10 outer iterations, each running 20 inner ones: 10 + 200 back-edges.
+  Stmt nest = for_loop(i, imm_i32(0), imm_i32(10),
+                       for_loop(j, imm_i32(0), imm_i32(20), assign(acc, acc + i * j)));
+  EXPECT_EQ(loop_iterations(block({declare_var(acc, imm_i32(0)), nest})), 210);
+  // A loop whose extent is only known at run time has no count.
+  Stmt dynamic = for_loop(i, imm_i32(0), cast(ScalarType::i32, push_const(0)), assign(acc, acc + i));
+  EXPECT_EQ(loop_iterations(block({declare_var(acc, imm_i32(0)), dynamic})), -1);
+}
+
+TEST(Kir, UnrollsLongInnermostLoops) {
+  Kernel k = sum_kernel(100003);
+  Kernel u = simplify(unroll_long_loops(k, 1024, 8));
+  EXPECT_TRUE(verify(u).is_ok()) << verify(u).message();
+  // 100003 = 8 * 12500 + 3: the loop runs 12500 times, three iterations follow it.
+  EXPECT_EQ(loop_iterations(u.body), 12500);
+  const std::string text = print(u);
+  EXPECT_NE(text.find("r.unrolled"), std::string::npos) << text;
+  // Short loops are left alone.
+  Kernel s = unroll_long_loops(sum_kernel(100), 1024, 8);
+  EXPECT_EQ(loop_iterations(s.body), 100);
+  EXPECT_EQ(print(s), print(sum_kernel(100)));
+}
