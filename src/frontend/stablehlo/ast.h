@@ -28,8 +28,7 @@ struct Type {
   DType dtype = DType::f32;
 };
 
-struct Attr;
-using NamedAttr = std::pair<std::string, Attr>;
+struct NamedAttr;
 
 struct Attr {
   enum class Kind {
@@ -61,12 +60,23 @@ struct Attr {
   std::vector<NamedAttr> dict; // Dict, Dialect
 
   // Dict / Dialect member, nullptr when absent.
-  const Attr *get(std::string_view name) const {
-    for (const auto &[k, v] : dict)
-      if (k == name) return &v;
-    return nullptr;
-  }
+  const Attr *get(std::string_view name) const;
 };
+
+// A dict member. A struct, not std::pair: clang with libstdc++ rejects std::pair<std::string,
+// Attr> inside Attr's own definition (the pair needs Attr complete).
+struct NamedAttr {
+  std::string first;
+  Attr second;
+  NamedAttr() = default;
+  NamedAttr(std::string name, Attr attr) : first(std::move(name)), second(std::move(attr)) {}
+};
+
+inline const Attr *Attr::get(std::string_view name) const {
+  for (const auto &[k, v] : dict)
+    if (k == name) return &v;
+  return nullptr;
+}
 
 struct Operation;
 
