@@ -66,7 +66,8 @@ Offset<fb::Executable> executable(FlatBufferBuilder &b, const Executable &e) {
   const kir::Requirements &r = e.requirements;
   auto req = fb::CreateRequirements(b, r.float16, r.float64, r.int8, r.int16, r.int64, r.storage8,
                                     r.storage16, r.subgroup_size, r.shared_memory_bytes,
-                                    r.cooperative_matrix, r.max_workgroup_invocations);
+                                    r.cooperative_matrix, r.max_workgroup_invocations,
+                                    r.loop_iterations);
   std::vector<uint32_t> wg(e.workgroup_size, e.workgroup_size + 3);
   return fb::CreateExecutableDirect(b, e.name.c_str(), &e.spirv, "main", &wg, e.num_bindings,
                                     e.push_constant_bytes, req);

@@ -119,6 +119,7 @@ Status LowerCtx::dispatch(const Op &op, Kernel k, std::vector<int> buffers,
   Requirements req;
   auto words = spirv::emit_spirv(k, *target_, &req);
   if (!words) return words.status().with_context(op.describe());
+  req.loop_iterations = static_cast<uint64_t>(std::max<int64_t>(0, loop_iterations(k.body)));
   ++kernels_emitted_;
   uint32_t exe = 0;
   auto it = exe_of_spirv_.find(*words);

@@ -43,6 +43,7 @@ struct Requirements {
   uint32_t shared_memory_bytes = 0;
   bool cooperative_matrix = false;
   uint32_t max_workgroup_invocations = 0; // the kernel's workgroup size product
+  uint64_t loop_iterations = 0; // per invocation, every loop counted; 0 when unknown
 };
 
 // Named presets: "vulkan" (portable baseline: int8/int16/int64 and 8/16-bit storage, no

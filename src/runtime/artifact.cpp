@@ -76,6 +76,7 @@ Requirements convert_requirements(const fb::Requirements *r) {
   out.subgroup_size = r->subgroup_size();
   out.shared_memory_bytes = r->shared_memory_bytes();
   out.max_workgroup_invocations = r->max_workgroup_invocations();
+  out.loop_iterations = r->loop_iterations();
   return out;
 }
 

@@ -27,6 +27,7 @@ struct Requirements {
   bool float16 = false, float64 = false, int8 = false, int16 = false, int64 = false;
   bool storage8 = false, storage16 = false, cooperative_matrix = false;
   uint32_t subgroup_size = 0, shared_memory_bytes = 0, max_workgroup_invocations = 0;
+  uint64_t loop_iterations = 0; // per invocation, all loops counted; 0 = unknown
 };
 
 struct Executable {

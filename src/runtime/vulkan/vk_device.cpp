@@ -119,6 +119,7 @@ Status query_physical(const Instance &in, VkPhysicalDevice pd, size_t index, Phy
   in.vkGetPhysicalDeviceMemoryProperties(pd, &p->memory);
   query_queue(in, p);
   fill_info(*f, props.properties, v12 ? v11.subgroupSize : 0, index, p);
+  if (std::strncmp(props.properties.deviceName, "llvmpipe", 8) == 0) p->loop_iteration_cap = 65535;
   return {};
 }
 
@@ -326,6 +327,10 @@ Status check_requirements(const PhysicalInfo &p, const Executable &exe) {
   if (exe.num_bindings > p.limits.maxPerStageDescriptorStorageBuffers)
     missing += cat(missing.empty() ? "" : ", ", exe.num_bindings,
                    " storage buffers (device allows ", p.limits.maxPerStageDescriptorStorageBuffers, ")");
+  if (p.loop_iteration_cap && r.loop_iterations > p.loop_iteration_cap)
+    missing += cat(missing.empty() ? "" : ", ", "loops of ", r.loop_iterations,
+                   " iterations per invocation (the driver stops loops after ",
+                   p.loop_iteration_cap, ")");
   if (missing.empty())
     return {};
   return error(KILN_UNSUPPORTED, "executable '", exe.name, "' needs ", missing,

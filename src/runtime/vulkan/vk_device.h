@@ -19,6 +19,9 @@ struct PhysicalInfo {
   uint32_t timestamp_valid_bits = 0;
   float timestamp_period = 1.0f;
   bool cooperative_matrix_extension = false;
+  // Loop iterations one shader invocation may run; 0 = no known cap. llvmpipe (lavapipe) leaves
+  // every loop after 65,535 iterations per invocation without an error (gallivm's limiter).
+  uint64_t loop_iteration_cap = 0;
 };
 
 // Enumerates physical devices of `instance` in driver order.
