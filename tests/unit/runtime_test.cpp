@@ -888,6 +888,11 @@ TEST(VulkanFault, DeviceLossIsStickyAndReleasable) {
 TEST(VulkanSyncValidation, MissingBarrierIsReported) {
   if (!have_vulkan())
     GTEST_SKIP() << "no Vulkan device";
+#if defined(__SANITIZE_ADDRESS__)
+  // The sync-validation layer leaks per instance in a way LeakSanitizer cannot attribute once the
+  // loader has unloaded it (tests/CMakeLists.txt); the normal build runs this test.
+  GTEST_SKIP() << "synchronization validation is not run under AddressSanitizer";
+#endif
   ScopedEnv sync("KILN_VULKAN_VALIDATION", "sync");
   const std::vector<uint8_t> a = make_artifact();
   uint64_t live_plain = 0, live_staged = 0; // buffers + allocations while a module is loaded
