@@ -447,6 +447,7 @@ Result<Attr> Parser::dense_attr() {
       return error(start, fmt::format("dense literal has shape {} but its type is tensor<{}>",
                                       dims_str(lit_shape), dims_str(ty.dims)));
   }
+  if (numel == 0) return a; // a splat of an empty tensor: nothing to encode
   // Second walk: encode the scalars, then continue after the type.
   const Lexer::State end_state = lex_.save();
   const Token end_tok = cur_;
