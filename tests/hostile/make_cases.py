@@ -336,6 +336,13 @@ def write_models(out):
         [n('Expand', ['x', 's'], ['e']), n('ReduceSum', ['e'], ['y'], keepdims=1)],
         [vi('x', shape=(1,))], [vi('y', shape=(1,))],
         [helper.make_tensor('s', I64, [1], [34 << 20])], opset=13))
+    # The same 136 MiB intermediate without a long reduction loop (wrong-target artifact test).
+    save(out, 'wide_slice.onnx', model(
+        [n('Expand', ['x', 's'], ['e']), n('Relu', ['e'], ['r']),
+         n('Slice', ['r', 'b', 'f'], ['y'])],
+        [vi('x', shape=(1,))], [vi('y', shape=(1,))],
+        [helper.make_tensor('s', I64, [1], [34 << 20]), helper.make_tensor('b', I64, [1], [5]),
+         helper.make_tensor('f', I64, [1], [6])], opset=13))
 
     write_external(out)
 
