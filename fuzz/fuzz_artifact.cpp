@@ -3,11 +3,13 @@
 // the signature and command queries, and a run with zero-filled tensors. A load may fail with
 // INVALID_ARTIFACT or UNSUPPORTED; a crash, a sanitizer report or KILN_INTERNAL (an escaped
 // exception) is a finding.
+#include "kiln/artifact/digest.h"
 #include "kiln/kiln.h"
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -63,10 +65,27 @@ bool make_tensors(const kiln_module *m, bool inputs, Tensors *out) {
 
 } // namespace
 
+// Loads one artifact image and exercises the module; 0 always (findings abort).
+int load_and_run(const uint8_t *data, size_t size);
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const uint8_t empty = 0;
+  // The input as it is: exercises the digest trailer check.
+  load_and_run(size ? data : &empty, size);
+  // The input as an unsealed payload, sealed here, so mutations reach the FlatBuffers verifier
+  // and kiln's own checks instead of stopping at the checksum. A sealed seed is unsealed first.
+  size_t payload = size;
+  if (size >= kiln::artifact::kTrailerBytes &&
+      std::memcmp(data + size - 8, kiln::artifact::kTrailerTag, 8) == 0)
+    payload = size - kiln::artifact::kTrailerBytes;
+  std::vector<uint8_t> sealed(data, data + payload);
+  kiln::artifact::seal_artifact(&sealed);
+  return load_and_run(sealed.data(), sealed.size());
+}
+
+int load_and_run(const uint8_t *data, size_t size) {
   kiln_module *m = nullptr;
-  kiln_status s = kiln_module_load_memory(null_device(), size ? data : &empty, size, &m);
+  kiln_status s = kiln_module_load_memory(null_device(), data, size, &m);
   if (s) {
     expect_no_internal(s, "load");
     return 0;
