@@ -10,8 +10,10 @@
 namespace kiln {
 
 int64_t shape_numel(const Shape &shape) {
+  // Saturates at INT64_MAX instead of overflowing: a hostile shape then fails the size limits.
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
   return n;
 }
 
