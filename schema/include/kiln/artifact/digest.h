@@ -23,6 +23,7 @@ inline constexpr char kTrailerTag[8] = {'K', 'L', 'N', 'S', 'H', 'A', '2', '\0'}
 class Sha256 {
 public:
   void update(const void *data, size_t n) {
+    if (n == 0) return; // data may be null then, and memcpy's pointers must not be
     auto p = static_cast<const uint8_t *>(data);
     total_ += n;
     if (used_) {
