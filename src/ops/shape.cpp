@@ -456,7 +456,12 @@ Status infer_tile(InferCtx &ctx) {
     auto rep = c->to_i64s();
     for (int64_t d = 0; d < x.rank(); ++d) {
       if (rep[d] < 0) return op_error(ctx.op, "repeats must be non-negative");
-      out[d] = x.dims[d] < 0 ? kDynamic : x.dims[d] * rep[d];
+      if (x.dims[d] < 0) {
+        out[d] = kDynamic;
+      } else if (__builtin_mul_overflow(x.dims[d], rep[d], &out[d])) {
+        return op_error(ctx.op, fmt::format("dimension {} ({} x {} repeats) overflows int64", d,
+                                            x.dims[d], rep[d]));
+      }
     }
   }
   ctx.out = {TensorType{x.dtype, out}};
