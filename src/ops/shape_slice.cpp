@@ -264,7 +264,10 @@ Status infer_pad(InferCtx &ctx) {
   Shape out = x.dims;
   for (int64_t d = 0; d < x.rank(); ++d) {
     if (out[d] < 0) continue;
-    out[d] += full[d] + full[d + x.rank()];
+    int64_t padded = 0;
+    if (__builtin_add_overflow(full[d], full[d + x.rank()], &padded) ||
+        __builtin_add_overflow(out[d], padded, &out[d]))
+      return op_error(ctx.op, fmt::format("pads make dimension {} overflow int64", d));
     if (out[d] < 0) return op_error(ctx.op, "negative pads remove more than the dimension");
   }
   ctx.out = {TensorType{x.dtype, out}};
