@@ -54,12 +54,21 @@ Result<ConvShape> conv_shape(const Op &op, const Shape &xd, const Shape &wd, boo
   s.N = xd[0];
   s.C = xd[1];
   const int64_t wc = transpose ? wd[0] : wd[1];
-  if (s.C >= 0 && wc >= 0 && (transpose ? s.C != wc : s.C != wc * s.G))
+  const std::optional<int64_t> wcg = checked_mul(wc, s.G);
+  if (!transpose && wc >= 0 && !wcg)
+    return overflow_error(op, fmt::format("weight channels {} x group {}", wc, s.G));
+  if (s.C >= 0 && wc >= 0 && (transpose ? s.C != wc : s.C != *wcg))
     return Status::error(fmt::format("{}: input channels {} do not match weights [{}] with group {}",
                                      op.describe(), s.C, shape_str(wd), s.G));
   if (transpose && s.C >= 0 && s.C % s.G != 0)
     return Status::error(fmt::format("{}: channels {} not divisible by group {}", op.describe(), s.C, s.G));
-  s.M = transpose ? (wd[1] < 0 ? kDynamic : wd[1] * s.G) : wd[0];
+  s.M = wd[0];
+  if (transpose) {
+    const std::optional<int64_t> m = checked_mul(wd[1], s.G);
+    if (wd[1] >= 0 && !m)
+      return overflow_error(op, fmt::format("output channels {} x group {}", wd[1], s.G));
+    s.M = wd[1] < 0 ? kDynamic : *m;
+  }
   if (!transpose && s.M >= 0 && s.M % s.G != 0)
     return Status::error(fmt::format("{}: output channels {} not divisible by group {}",
                                      op.describe(), s.M, s.G));
@@ -105,18 +114,41 @@ Result<Window> transpose_window(const Op &op, std::vector<int64_t> kernel, const
   w.in.assign(r, kDynamic);
   for (size_t i = 0; i < r; ++i) {
     if (xs[i] < 0) continue;
-    const int64_t ek = (w.kernel[i] - 1) * w.dilations[i] + 1;
-    const int64_t full = w.strides[i] * (xs[i] - 1) + opad[i] + ek;
+    if (!oshape.empty() && oshape[i] < 0)
+      return Status::error(fmt::format("{}: output_shape [{}] has a negative dim", op.describe(),
+                                       shape_str(oshape)));
+    // full = strides * (x - 1) + output_padding + (kernel - 1) * dilations + 1, every step
+    // checked: hostile attributes and dims reach INT64_MAX.
+    std::optional<int64_t> full = checked_mul(w.kernel[i] - 1, w.dilations[i]);
+    if (full) full = checked_add(*full, 1);
+    if (full) full = checked_add(*full, opad[i]);
+    if (full) {
+      const std::optional<int64_t> sx = checked_mul(w.strides[i], xs[i] - 1);
+      full = sx ? checked_add(*full, *sx) : std::nullopt;
+    }
+    if (!full)
+      return overflow_error(op, fmt::format("the output size of spatial dim {} (input {}, kernel "
+                                            "{}, stride {}, dilation {}, output_padding {})",
+                                            i, xs[i], w.kernel[i], w.strides[i], w.dilations[i],
+                                            opad[i]));
     const bool same = ap == "SAME_UPPER" || ap == "SAME_LOWER";
     if (!oshape.empty() || same) {
-      w.in[i] = !oshape.empty() ? oshape[i] : xs[i] * w.strides[i];
-      const int64_t total = full - w.in[i];
-      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2); // floor(total / 2)
-      w.pad_begin[i] = ap == "SAME_UPPER" ? half : total - half;
-      w.pad_end[i] = total - w.pad_begin[i];
+      std::optional<int64_t> in = !oshape.empty() ? oshape[i] : checked_mul(xs[i], w.strides[i]);
+      std::optional<int64_t> total = in ? checked_sub(*full, *in) : std::nullopt;
+      if (!total)
+        return overflow_error(op, fmt::format("the padding of spatial dim {}", i));
+      w.in[i] = *in;
+      const int64_t half = *total / 2 - (*total % 2 < 0 ? 1 : 0); // floor(total / 2)
+      w.pad_begin[i] = ap == "SAME_UPPER" ? half : *total - half;
+      w.pad_end[i] = *total - w.pad_begin[i];
     } else {
       if (ap == "VALID") w.pad_begin[i] = w.pad_end[i] = 0;
-      w.in[i] = full - w.pad_begin[i] - w.pad_end[i];
+      std::optional<int64_t> in = checked_sub(*full, w.pad_begin[i]);
+      if (in) in = checked_sub(*in, w.pad_end[i]);
+      if (!in)
+        return overflow_error(op, fmt::format("the output size of spatial dim {} (pads {}, {})",
+                                              i, w.pad_begin[i], w.pad_end[i]));
+      w.in[i] = *in;
     }
     if (w.in[i] < 0)
       return Status::error(fmt::format("{}: negative output dim {}", op.describe(), w.in[i]));

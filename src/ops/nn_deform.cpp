@@ -5,6 +5,7 @@
 #include "ops/op_util.h"
 
 #include <cmath>
+#include <optional>
 
 namespace kiln {
 
@@ -37,7 +38,12 @@ Result<Col2ImShape> col2im_shape(const Op &op, const Shape &xd, const Tensor &im
   if (xd.size() != 3) return Status::error(op.describe() + ": input must be [N, C * prod(block), L]");
   Col2ImShape s;
   KILN_ASSIGN(s.w, nn::make_window(op, blk, img, false));
-  const int64_t ks = s.w.kernel_size();
+  const std::optional<int64_t> ks_ok = checked_numel(s.w.kernel),
+                               blocks = checked_numel(s.w.out);
+  if (!ks_ok || !blocks)
+    return overflow_error(op, fmt::format("the block size [{}] or block count [{}]",
+                                          shape_str(s.w.kernel), shape_str(s.w.out)));
+  const int64_t ks = *ks_ok;
   s.N = xd[0];
   if (xd[1] >= 0) {
     if (xd[1] % ks != 0)
@@ -47,9 +53,9 @@ Result<Col2ImShape> col2im_shape(const Op &op, const Shape &xd, const Tensor &im
   } else {
     s.C = kDynamic;
   }
-  if (xd[2] >= 0 && xd[2] != s.w.out_size())
+  if (xd[2] >= 0 && xd[2] != *blocks)
     return Status::error(fmt::format("{}: input has {} blocks but the geometry gives {}",
-                                     op.describe(), xd[2], s.w.out_size()));
+                                     op.describe(), xd[2], *blocks));
   return s;
 }
 
@@ -110,7 +116,10 @@ Result<DeformShape> deform_shape(const Op &op, const Shape &xd, const Shape &wd)
   s.G = op.attr_int("group", 1);
   s.OG = op.attr_int("offset_group", 1);
   if (s.G < 1 || s.OG < 1) return Status::error(op.describe() + ": group values must be >= 1");
-  if (s.C >= 0 && wd[1] >= 0 && s.C != wd[1] * s.G)
+  const std::optional<int64_t> wcg = checked_mul(wd[1], s.G);
+  if (wd[1] >= 0 && !wcg)
+    return overflow_error(op, fmt::format("weight channels {} x group {}", wd[1], s.G));
+  if (s.C >= 0 && wd[1] >= 0 && s.C != *wcg)
     return Status::error(op.describe() + ": input channels do not match the weights and group");
   if ((s.M >= 0 && s.M % s.G) || (s.C >= 0 && s.C % s.OG))
     return Status::error(op.describe() + ": channels are not divisible by the groups");

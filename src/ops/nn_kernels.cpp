@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace kiln::nn {
 
@@ -198,31 +199,45 @@ namespace {
 
 Status window_dim(const Op &op, Window &w, size_t i, const std::string &auto_pad, bool ceil) {
   const int64_t in = w.in[i], s = w.strides[i];
-  const int64_t ek = (w.kernel[i] - 1) * w.dilations[i] + 1;
   if (in == kDynamic) {
     w.out[i] = kDynamic;
     return Status::ok();
   }
+  // Kernel, strides and dilations are >= 1 and pads >= 0 (attr_list); each sum or product
+  // of them with the input dim is checked: hostile models set them near INT64_MAX.
+  std::optional<int64_t> ek = checked_mul(w.kernel[i] - 1, w.dilations[i]);
+  if (ek) ek = checked_add(*ek, 1);
+  if (!ek)
+    return overflow_error(op, fmt::format("the dilated window of spatial dim {} (kernel {}, "
+                                          "dilation {})",
+                                          i, w.kernel[i], w.dilations[i]));
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    w.out[i] = (in + s - 1) / s;
-    const int64_t total = std::max<int64_t>(0, (w.out[i] - 1) * s + ek - in);
+    w.out[i] = in / s + (in % s != 0 ? 1 : 0);
+    // (out - 1) * s lies in [-s, in), so only the sum with the window can be large.
+    const int64_t total = std::max<int64_t>(0, ((w.out[i] - 1) * s - in) + *ek);
     w.pad_begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
     w.pad_end[i] = total - w.pad_begin[i];
     return Status::ok();
   }
   if (auto_pad == "VALID") w.pad_begin[i] = w.pad_end[i] = 0;
-  const int64_t len = in + w.pad_begin[i] + w.pad_end[i] - ek;
+  std::optional<int64_t> padded = checked_add(in, w.pad_begin[i]);
+  if (padded) padded = checked_add(*padded, w.pad_end[i]);
+  if (!padded)
+    return overflow_error(op, fmt::format("the padded input of spatial dim {} ({} + pads {} + {})",
+                                          i, in, w.pad_begin[i], w.pad_end[i]));
+  const int64_t len = *padded - *ek;
   if (len < 0)
     return Status::error(fmt::format("{}: the window ({} with dilation {}) is larger than the "
                                      "padded input ({}) in spatial dim {}",
-                                     op.describe(), w.kernel[i], w.dilations[i],
-                                     in + w.pad_begin[i] + w.pad_end[i], i));
+                                     op.describe(), w.kernel[i], w.dilations[i], *padded, i));
   if (!ceil) {
     w.out[i] = len / s + 1;
   } else {
-    w.out[i] = (len + s - 1) / s + 1;
-    // The last window must start inside the input or its left padding.
-    if ((w.out[i] - 1) * s >= in + w.pad_begin[i]) --w.out[i];
+    w.out[i] = len / s + (len % s != 0 ? 1 : 0) + 1;
+    // The last window must start inside the input or its left padding (in + pad_begin fits:
+    // it is at most the padded size).
+    std::optional<int64_t> last = checked_mul(w.out[i] - 1, s);
+    if (!last || *last >= in + w.pad_begin[i]) --w.out[i];
   }
   return Status::ok();
 }

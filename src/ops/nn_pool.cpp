@@ -250,8 +250,24 @@ Result<Shape> unpool_shape(const Op &op, const Shape &xd, const Tensor *oshape, 
   KILN_ASSIGN(auto st, nn::attr_list(op, "strides", r, 1, 1));
   KILN_ASSIGN(auto pads, nn::attr_list(op, "pads", 2 * r, 0, 0));
   Shape out{xd[0], xd[1]};
-  for (size_t i = 0; i < r; ++i)
-    out.push_back(xd[i + 2] < 0 ? kDynamic : (xd[i + 2] - 1) * st[i] - pads[i] - pads[i + r] + k[i]);
+  for (size_t i = 0; i < r; ++i) {
+    if (xd[i + 2] < 0) {
+      out.push_back(kDynamic);
+      continue;
+    }
+    // (x - 1) * stride - pads + kernel, checked: hostile attributes reach INT64_MAX.
+    std::optional<int64_t> d = checked_mul(xd[i + 2] - 1, st[i]);
+    if (d) d = checked_sub(*d, pads[i]);
+    if (d) d = checked_sub(*d, pads[i + r]);
+    if (d) d = checked_add(*d, k[i]);
+    if (!d)
+      return overflow_error(op, fmt::format("the output size of spatial dim {} (input {}, stride "
+                                            "{}, pads {}, {}, kernel {})",
+                                            i, xd[i + 2], st[i], pads[i], pads[i + r], k[i]));
+    if (*d < 0)
+      return Status::error(fmt::format("{}: negative output dim {}", op.describe(), *d));
+    out.push_back(*d);
+  }
   return out;
 }
 

@@ -151,7 +151,8 @@ Result<ConvGeom> conv_geom(const Op &op, const Shape &xs, const Shape &ws) {
   Shape pads = op.attr_ints("pads", Shape(2 * r, 0));
   if (g.stride.size() != r || g.dil.size() != r || pads.size() != 2 * r)
     return Status::error(fmt::format("{}: strides/dilations/pads do not match rank", op.describe()));
-  if (g.G < 1 || g.C % g.G != 0 || g.M % g.G != 0 || ws[1] * g.G != g.C)
+  const std::optional<int64_t> wcg = g.G < 1 ? std::nullopt : checked_mul(ws[1], g.G);
+  if (g.G < 1 || g.C % g.G != 0 || g.M % g.G != 0 || !wcg || *wcg != g.C)
     return Status::error(fmt::format("{}: group {} does not fit {} input and {} output channels "
                                      "(weight [{}])",
                                      op.describe(), g.G, g.C, g.M, shape_str(ws)));
@@ -159,21 +160,34 @@ Result<ConvGeom> conv_geom(const Op &op, const Shape &xs, const Shape &ws) {
   for (size_t d = 0; d < r; ++d) {
     if (g.stride[d] < 1 || g.dil[d] < 1)
       return Status::error(fmt::format("{}: strides and dilations must be positive", op.describe()));
-    const int64_t ek = g.dil[d] * (g.k[d] - 1) + 1;
+    if (g.k[d] < 1) return Status::error(op.describe() + ": kernel dims must be >= 1");
+    // Dims and attributes of a hostile model reach INT64_MAX: every step is checked.
+    std::optional<int64_t> ek = checked_mul(g.dil[d], g.k[d] - 1);
+    if (ek) ek = checked_add(*ek, 1);
+    if (!ek)
+      return overflow_error(op, fmt::format("the dilated kernel of spatial dim {}", d));
     int64_t lo = pads[d], hi = pads[d + r];
     if (ap == "VALID") {
       lo = hi = 0;
     } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
-      const int64_t o = (g.in[d] + g.stride[d] - 1) / g.stride[d];
-      const int64_t total = std::max<int64_t>(0, (o - 1) * g.stride[d] + ek - g.in[d]);
+      const int64_t o = g.in[d] / g.stride[d] + (g.in[d] % g.stride[d] != 0 ? 1 : 0);
+      // (o - 1) * stride lies in [-stride, in).
+      const int64_t total = std::max<int64_t>(0, ((o - 1) * g.stride[d] - g.in[d]) + *ek);
       lo = ap == "SAME_UPPER" ? total / 2 : total - total / 2;
       hi = total - lo;
     } else if (ap != "NOTSET") {
       return Status::error(fmt::format("{}: unsupported auto_pad '{}'", op.describe(), ap));
     }
-    const int64_t o = (g.in[d] + lo + hi - ek) / g.stride[d] + 1;
-    if (g.in[d] + lo + hi - ek < 0)
+    if (lo < 0 || hi < 0) return Status::error(op.describe() + ": pads must be non-negative");
+    std::optional<int64_t> len = checked_add(g.in[d], lo);
+    if (len) len = checked_add(*len, hi);
+    if (!len)
+      return overflow_error(op, fmt::format("the padded input of spatial dim {} ({} + pads {} "
+                                            "+ {})",
+                                            d, g.in[d], lo, hi));
+    if (*len - *ek < 0)
       return Status::error(fmt::format("{}: kernel larger than padded input", op.describe()));
+    const int64_t o = (*len - *ek) / g.stride[d] + 1;
     g.pad_lo.push_back(lo);
     g.out.push_back(o);
   }

@@ -22,6 +22,17 @@ Result<std::vector<int64_t>> norm_axes(const Op &op, std::vector<int64_t> axes, 
   return axes;
 }
 
+std::optional<int64_t> checked_numel(const Shape &dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;
+  return n;
+}
+
+Status overflow_error(const Op &op, std::string_view what) {
+  return Status::error(fmt::format("{}: {} overflows int64", op.describe(), what));
+}
+
 Status infer_same_as(InferCtx &ctx, size_t i) {
   ctx.out = {ctx.type(i)};
   return Status::ok();

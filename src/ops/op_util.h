@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 namespace kiln {
 
 // Normalises a possibly negative axis against `rank`; error when out of range.
@@ -18,6 +20,29 @@ Status infer_same_as(InferCtx &ctx, size_t i = 0);
 Status infer_broadcast(InferCtx &ctx, DType dt);
 // Broadcast of two types' dims; kDynamic where unknown. Error if incompatible.
 Result<Shape> broadcast_dims(const Op &op, const Shape &a, const Shape &b);
+
+// Checked int64 arithmetic for shape functions: hostile models declare dims and attributes
+// near INT64_MAX, and a wrapped result is undefined behaviour and a wrong buffer size.
+// std::nullopt when the exact result does not fit.
+inline std::optional<int64_t> checked_add(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+inline std::optional<int64_t> checked_sub(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+inline std::optional<int64_t> checked_mul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+// Element count of static dims; std::nullopt when it overflows int64.
+std::optional<int64_t> checked_numel(const Shape &dims);
+// The error shape functions give for an overflow: "<op>: <what> overflows int64".
+Status overflow_error(const Op &op, std::string_view what);
 
 // Requires operand i to be a known constant (for shape operands) or returns nullptr when the
 // result shape must be dynamic.
