@@ -98,13 +98,16 @@ Result<Shape> reshape_dims(const Op &op, const Shape &in, const std::vector<int6
         return op_error(op, "cannot infer -1 with a zero-sized dimension");
     return out;
   }
-  const int64_t numel = shape_numel(in);
+  const std::optional<int64_t> in_numel = checked_numel(in);
+  if (!in_numel)
+    return overflow_error(op, fmt::format("the element count of the input [{}]", shape_str(in)));
+  const int64_t numel = *in_numel;
   int64_t prod = 1;
   for (size_t i = 0; i < out.size(); ++i)
     if (static_cast<int64_t>(i) != infer_at) {
       if (out[i] < 0) return out; // copied dynamic dim (only during inference)
       if (__builtin_mul_overflow(prod, out[i], &prod))
-        return op_error(op, fmt::format("shape [{}] is too large", shape_str(out)));
+        return overflow_error(op, fmt::format("the element count of shape [{}]", shape_str(out)));
     }
   if (infer_at >= 0) {
     if (prod == 0 || numel % prod != 0)
@@ -236,7 +239,11 @@ Status infer_concat(InferCtx &ctx) {
     if (t.rank() != rank) return op_error(ctx.op, "operands have different ranks");
     for (int64_t d = 0; d < rank; ++d) {
       if (d == axis) {
-        out[d] = (out[d] < 0 || t.dims[d] < 0) ? kDynamic : out[d] + t.dims[d];
+        if (out[d] < 0 || t.dims[d] < 0) {
+          out[d] = kDynamic;
+        } else if (__builtin_add_overflow(out[d], t.dims[d], &out[d])) {
+          return overflow_error(ctx.op, fmt::format("the concatenated dimension {}", d));
+        }
       } else if (t.dims[d] >= 0) {
         if (out[d] >= 0 && out[d] != t.dims[d])
           return op_error(ctx.op, fmt::format("dimension {} differs between operands", d));
@@ -360,13 +367,19 @@ Status eval_squeeze(EvalCtx &ctx) {
   return Status::ok();
 }
 
-Shape flatten_dims(const Shape &in, int64_t axis) {
+// The two dims of a flatten; error when a product overflows int64.
+Result<Shape> flatten_dims(const Op &op, const Shape &in, int64_t axis) {
   int64_t a = 1, b = 1;
   for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
     int64_t &p = d < axis ? a : b;
-    p = (p < 0 || in[d] < 0) ? kDynamic : p * in[d];
+    if (p < 0 || in[d] < 0) {
+      p = kDynamic;
+    } else if (__builtin_mul_overflow(p, in[d], &p)) {
+      return overflow_error(op, fmt::format("the flattened shape of [{}] at axis {}",
+                                            shape_str(in), axis));
+    }
   }
-  return {a, b};
+  return Shape{a, b};
 }
 
 Result<int64_t> flatten_axis(const Op &op, int64_t rank) {
@@ -392,13 +405,15 @@ void add_squeeze_family(OpRegistry &r) {
           [](InferCtx &ctx) -> Status {
             if (unranked_result(ctx, 0, ctx.type(0).dtype)) return Status::ok();
             KILN_ASSIGN(int64_t axis, flatten_axis(ctx.op, ctx.type(0).rank()));
-            ctx.out = {TensorType{ctx.type(0).dtype, flatten_dims(ctx.type(0).dims, axis)}};
+            KILN_ASSIGN(Shape out, flatten_dims(ctx.op, ctx.type(0).dims, axis));
+            ctx.out = {TensorType{ctx.type(0).dtype, out}};
             return Status::ok();
           },
       .eval =
           [](EvalCtx &ctx) -> Status {
             KILN_ASSIGN(int64_t axis, flatten_axis(ctx.op, ctx.in[0].rank()));
-            ctx.out = {ctx.in[0].reshaped(flatten_dims(ctx.in[0].shape(), axis))};
+            KILN_ASSIGN(Shape out, flatten_dims(ctx.op, ctx.in[0].shape(), axis));
+            ctx.out = {ctx.in[0].reshaped(out)};
             return Status::ok();
           },
   });
@@ -459,8 +474,8 @@ Status infer_tile(InferCtx &ctx) {
       if (x.dims[d] < 0) {
         out[d] = kDynamic;
       } else if (__builtin_mul_overflow(x.dims[d], rep[d], &out[d])) {
-        return op_error(ctx.op, fmt::format("dimension {} ({} x {} repeats) overflows int64", d,
-                                            x.dims[d], rep[d]));
+        return overflow_error(ctx.op, fmt::format("dimension {} ({} x {} repeats)", d,
+                                                  x.dims[d], rep[d]));
       }
     }
   }

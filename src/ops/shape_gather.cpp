@@ -172,17 +172,24 @@ Result<NdLayout> nd_layout(const Op &op, const Shape &xs, const Shape &is, int64
   if (l.k < 0) return l; // dynamic (inference only)
   if (l.k < 1 || b + l.k > r)
     return op_error(op, fmt::format("index tuples of length {} do not fit rank {}", l.k, r));
+  // Products of hostile dims may overflow int64 (during inference a kDynamic dim makes them
+  // meaningless but small; they are only used at run time).
+  bool overflow = false;
+  auto mul = [&](int64_t &acc, int64_t d) { overflow |= __builtin_mul_overflow(acc, d, &acc); };
   for (int64_t d = 0; d < b; ++d) {
     if (xs[d] >= 0 && is[d] >= 0 && xs[d] != is[d])
       return op_error(op, "batch dimensions of data and indices differ");
-    l.batch *= xs[d];
+    mul(l.batch, xs[d]);
   }
-  for (int64_t d = b; d < q - 1; ++d) l.per_batch *= is[d];
-  for (int64_t d = b + l.k; d < r; ++d) l.slice *= xs[d];
+  for (int64_t d = b; d < q - 1; ++d) mul(l.per_batch, is[d]);
+  for (int64_t d = b + l.k; d < r; ++d) mul(l.slice, xs[d]);
   l.out.assign(is.begin(), is.end() - 1);
   l.out.insert(l.out.end(), xs.begin() + b + l.k, xs.end());
   l.batch_stride = 1;
-  for (int64_t d = b; d < r; ++d) l.batch_stride *= xs[d];
+  for (int64_t d = b; d < r; ++d) mul(l.batch_stride, xs[d]);
+  if (overflow)
+    return overflow_error(op, fmt::format("the layout of data [{}] and indices [{}]",
+                                          shape_str(xs), shape_str(is)));
   return l;
 }
 

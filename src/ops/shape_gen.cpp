@@ -25,8 +25,14 @@ Result<int64_t> range_count(const Op &op, const Tensor &s, const Tensor &l, cons
   } else {
     int64_t delta = d.get_i64(0);
     if (delta == 0) return op_error(op, "delta must be non-zero");
-    double diff = static_cast<double>(l.get_i64(0)) - static_cast<double>(s.get_i64(0));
-    n = std::ceil(diff / static_cast<double>(delta));
+    // Exact in 128 bits: limit - start of hostile values overflows int64, and doubles would
+    // round a short range near INT64_MAX to nothing.
+    const __int128 diff = static_cast<__int128>(l.get_i64(0)) - s.get_i64(0);
+    __int128 q = diff / delta;
+    if (diff % delta != 0 && (diff < 0) == (delta < 0)) ++q; // ceil
+    if (q <= 0) return int64_t{0};
+    if (q > static_cast<__int128>(1e12)) return op_error(op, "range is too long");
+    return static_cast<int64_t>(q);
   }
   if (!(n > 0)) return int64_t{0};
   if (n > 1e12) return op_error(op, "range is too long");
@@ -56,7 +62,11 @@ Status eval_range(EvalCtx &ctx) {
     for (int64_t i = 0; i < n; ++i) out.set_f64(i, start + static_cast<double>(i) * delta);
   } else {
     const int64_t start = s.get_i64(0), delta = d.get_i64(0);
-    for (int64_t i = 0; i < n; ++i) out.set_i64(i, start + i * delta);
+    // Every element lies between start and limit, but i * delta alone may not fit int64:
+    // wrapping unsigned arithmetic gives the exact in-range result.
+    for (int64_t i = 0; i < n; ++i)
+      out.set_i64(i, static_cast<int64_t>(static_cast<uint64_t>(start) +
+                                          static_cast<uint64_t>(i) * static_cast<uint64_t>(delta)));
   }
   ctx.out = {std::move(out)};
   return Status::ok();

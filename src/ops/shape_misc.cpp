@@ -29,16 +29,28 @@ Result<D2S> d2s_params(const Op &op) {
 
 Result<Shape> d2s_shape(const Op &op, const D2S &p, const Shape &x) {
   if (x.size() != 4) return op_error(op, "input must be 4-D (NCHW)");
-  const int64_t bb = p.b * p.b;
-  auto mul = [](int64_t d, int64_t f) { return d < 0 ? kDynamic : d * f; };
+  // blocksize is an attribute (up to INT64_MAX): its square and the scaled dims are checked.
+  const std::optional<int64_t> bb = checked_mul(p.b, p.b);
+  if (!bb) return overflow_error(op, fmt::format("blocksize^2 ({}^2)", p.b));
+  std::optional<Status> err;
+  auto mul = [&](int64_t d, int64_t f, int i) {
+    if (d < 0) return kDynamic;
+    const std::optional<int64_t> r = checked_mul(d, f);
+    if (!r && !err) err = overflow_error(op, fmt::format("dimension {} ({} x {})", i, d, f));
+    return r.value_or(0);
+  };
+  Shape out;
   if (p.to_space) {
-    if (x[1] >= 0 && x[1] % bb != 0) return op_error(op, "channels are not divisible by blocksize^2");
-    return Shape{x[0], x[1] < 0 ? kDynamic : x[1] / bb, mul(x[2], p.b), mul(x[3], p.b)};
+    if (x[1] >= 0 && x[1] % *bb != 0) return op_error(op, "channels are not divisible by blocksize^2");
+    out = {x[0], x[1] < 0 ? kDynamic : x[1] / *bb, mul(x[2], p.b, 2), mul(x[3], p.b, 3)};
+  } else {
+    if ((x[2] >= 0 && x[2] % p.b != 0) || (x[3] >= 0 && x[3] % p.b != 0))
+      return op_error(op, "height and width must be divisible by blocksize");
+    out = {x[0], mul(x[1], *bb, 1), x[2] < 0 ? kDynamic : x[2] / p.b,
+           x[3] < 0 ? kDynamic : x[3] / p.b};
   }
-  if ((x[2] >= 0 && x[2] % p.b != 0) || (x[3] >= 0 && x[3] % p.b != 0))
-    return op_error(op, "height and width must be divisible by blocksize");
-  return Shape{x[0], mul(x[1], bb), x[2] < 0 ? kDynamic : x[2] / p.b,
-               x[3] < 0 ? kDynamic : x[3] / p.b};
+  if (err) return *err;
+  return out;
 }
 
 Status eval_d2s(EvalCtx &ctx) {
@@ -209,7 +221,9 @@ Status infer_unique(InferCtx &ctx) {
     y[axis] = kDynamic;
     items = x.dims[axis];
   } else if (x.ranked && all_static(x.dims)) {
-    items = shape_numel(x.dims);
+    const std::optional<int64_t> n = checked_numel(x.dims);
+    if (!n) return overflow_error(ctx.op, fmt::format("the element count of [{}]", shape_str(x.dims)));
+    items = *n;
   }
   ctx.out = {TensorType{x.dtype, y}, TensorType{DType::i64, {kDynamic}},
              TensorType{DType::i64, {items}}, TensorType{DType::i64, {kDynamic}}};

@@ -20,14 +20,16 @@ SliceAxis slice_axis(int64_t dim, int64_t start, int64_t end, int64_t step) {
   if (dim == 0) return s; // nothing to select
   if (start < 0) start += dim;
   if (end < 0) end += dim;
+  // ceil(span / |step|) as 1 + (span - 1) / |step|: no sum with the step (hostile steps
+  // reach INT64_MAX) and no negation of it (INT64_MIN).
   if (step > 0) {
     start = std::clamp<int64_t>(start, 0, dim);
     end = std::clamp<int64_t>(end, 0, dim);
-    s.len = end > start ? (end - start + step - 1) / step : 0;
+    s.len = end > start ? 1 + (end - start - 1) / step : 0;
   } else {
     start = std::clamp<int64_t>(start, 0, dim - 1);
     end = std::clamp<int64_t>(end, -1, dim - 1);
-    s.len = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+    s.len = start > end ? 1 - (start - end - 1) / step : 0;
   }
   s.start = start;
   return s;
@@ -118,7 +120,8 @@ Status eval_slice(EvalCtx &ctx) {
     SliceAxis sa = slice_axis(x.shape()[a], s.starts[i], s.ends[i], s.steps[i]);
     os[a] = sa.len;
     if (sa.len > 0) base += sa.start * ist[a];
-    strides[a] = ist[a] * sa.step;
+    // With one element the step is never taken (and may be huge).
+    strides[a] = sa.len > 1 ? ist[a] * sa.step : 0;
   }
   Tensor out(x.dtype(), os);
   strided_copy(x, base, strides, out);
@@ -133,7 +136,8 @@ Status eval_slice(EvalCtx &ctx) {
 std::vector<int64_t> even_split(int64_t dim, int64_t n) {
   if (dim < 0) return std::vector<int64_t>(static_cast<size_t>(n), kDynamic);
   std::vector<int64_t> sizes;
-  const int64_t chunk = (dim + n - 1) / n;
+  if (n <= 0) return sizes;
+  const int64_t chunk = dim / n + (dim % n != 0 ? 1 : 0);
   int64_t left = dim;
   for (int64_t i = 0; i < n; ++i) {
     int64_t s = std::min(chunk, left);
@@ -149,7 +153,8 @@ Status check_split(const Op &op, const std::vector<int64_t> &sizes, size_t n, in
   int64_t sum = 0;
   for (int64_t v : sizes) {
     if (v < 0) return op_error(op, "split sizes must be non-negative");
-    sum += v;
+    if (__builtin_add_overflow(sum, v, &sum))
+      return overflow_error(op, "the sum of the split sizes");
   }
   if (dim >= 0 && sum != dim)
     return op_error(op, fmt::format("split sizes sum to {} but the axis has size {}", sum, dim));
@@ -251,6 +256,22 @@ Status verify_pad(const Op &op) {
   return Status::ok();
 }
 
+// Dims after padding (kDynamic stays); error when a sum overflows int64 or goes negative.
+Result<Shape> padded_dims(const Op &op, const Shape &dims, const std::vector<int64_t> &full) {
+  const size_t rank = dims.size();
+  Shape out = dims;
+  for (size_t d = 0; d < rank; ++d) {
+    if (out[d] < 0) continue;
+    int64_t padded = 0;
+    if (__builtin_add_overflow(full[d], full[d + rank], &padded) ||
+        __builtin_add_overflow(out[d], padded, &out[d]))
+      return overflow_error(op, fmt::format("dimension {} with pads {} and {}", d, full[d],
+                                            full[d + rank]));
+    if (out[d] < 0) return op_error(op, "negative pads remove more than the dimension");
+  }
+  return out;
+}
+
 Status infer_pad(InferCtx &ctx) {
   const TensorType &x = ctx.type(0);
   if (unranked_result(ctx, 0, x.dtype)) return Status::ok();
@@ -261,33 +282,32 @@ Status infer_pad(InferCtx &ctx) {
     return Status::ok();
   }
   KILN_ASSIGN(auto full, full_pads(ctx.op, x.rank(), *p, ax));
-  Shape out = x.dims;
-  for (int64_t d = 0; d < x.rank(); ++d) {
-    if (out[d] < 0) continue;
-    int64_t padded = 0;
-    if (__builtin_add_overflow(full[d], full[d + x.rank()], &padded) ||
-        __builtin_add_overflow(out[d], padded, &out[d]))
-      return op_error(ctx.op, fmt::format("pads make dimension {} overflow int64", d));
-    if (out[d] < 0) return op_error(ctx.op, "negative pads remove more than the dimension");
-  }
+  KILN_ASSIGN(Shape out, padded_dims(ctx.op, x.dims, full));
   ctx.out = {TensorType{x.dtype, out}};
   return Status::ok();
 }
 
 // Source coordinate for output coordinate `o` along an axis, or -1 for the pad value.
+// Hostile pads reach INT64_MIN / INT64_MAX, so o - begin may not fit: the periodic modes
+// reduce both terms first.
 int64_t pad_source(int mode, int64_t o, int64_t begin, int64_t dim) {
-  int64_t c = o - begin;
-  if (c >= 0 && c < dim) return c;
+  int64_t c = 0;
+  const bool far = __builtin_sub_overflow(o, begin, &c);
+  if (!far && c >= 0 && c < dim) return c;
   switch (mode) {
   case 0: return -1;
   case 1: {
     if (dim == 1) return 0;
     const int64_t period = 2 * (dim - 1);
-    c = ((c % period) + period) % period;
+    c = ((o % period) - (begin % period)) % period;
+    c = (c + period) % period;
     return c >= dim ? period - c : c;
   }
-  case 2: return c < 0 ? 0 : dim - 1;
-  default: return ((c % dim) + dim) % dim;
+  case 2: return (far ? begin > 0 : c < 0) ? 0 : dim - 1;
+  default: {
+    c = ((o % dim) - (begin % dim)) % dim;
+    return (c + dim) % dim;
+  }
   }
 }
 
@@ -296,10 +316,8 @@ Status eval_pad(EvalCtx &ctx) {
   const int64_t rank = x.rank();
   const int mode = mode_of(ctx.op.attr_str("mode", "constant"));
   KILN_ASSIGN(auto full, full_pads(ctx.op, rank, ctx.in[1], ctx.present(3) ? &ctx.in[3] : nullptr));
-  Shape os = x.shape();
+  KILN_ASSIGN(Shape os, padded_dims(ctx.op, x.shape(), full));
   for (int64_t d = 0; d < rank; ++d) {
-    os[d] += full[d] + full[d + rank];
-    if (os[d] < 0) return op_error(ctx.op, "negative pads remove more than the dimension");
     if (mode != 0 && x.shape()[d] == 0 && os[d] > 0)
       return op_error(ctx.op, "cannot pad an empty dimension in a non-constant mode");
   }
@@ -358,7 +376,10 @@ Status infer_crop(InferCtx &ctx) {
   }
   KILN_ASSIGN(auto axes, crop_axes(ctx.op, x.rank(), static_cast<size_t>(n)));
   std::vector<int64_t> sh = c ? c->to_i64s() : std::vector<int64_t>(axes.size(), kDynamic);
-  for (size_t i = 0; i < axes.size(); ++i) out[axes[i]] = sh[i];
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (c && sh[i] < 0) return op_error(ctx.op, "shape must be non-negative");
+    out[axes[i]] = sh[i];
+  }
   ctx.out = {TensorType{x.dtype, out}};
   return Status::ok();
 }
