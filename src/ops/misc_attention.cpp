@@ -7,9 +7,14 @@
 namespace kiln::misc {
 namespace {
 
-int64_t dmul(int64_t a, int64_t b) { return a < 0 || b < 0 ? kDynamic : a * b; }
+// Product / sum of dims, kDynamic when one is unknown, std::nullopt on int64 overflow.
+std::optional<int64_t> dmul(int64_t a, int64_t b) {
+  return a < 0 || b < 0 ? kDynamic : checked_mul(a, b);
+}
 int64_t ddiv(int64_t a, int64_t b) { return a < 0 || b <= 0 ? kDynamic : a / b; }
-int64_t dadd(int64_t a, int64_t b) { return a < 0 || b < 0 ? kDynamic : a + b; }
+std::optional<int64_t> dadd(int64_t a, int64_t b) {
+  return a < 0 || b < 0 ? kDynamic : checked_add(a, b);
+}
 
 // Geometry of one attention evaluation (4-D view: [batch, heads, seq, head_size]).
 struct AttnDims {
@@ -59,7 +64,10 @@ Result<AttnDims> attention_dims(const Op &op, const Shape &q, const Shape &k, co
   }
   d.Sp = past_key ? (past_key->size() == 4 ? (*past_key)[2] : -2) : 0;
   if (d.Sp == -2) return Status::error(op.describe() + ": past_key must be 4-D");
-  d.St = dadd(d.Sp, d.Skv);
+  const std::optional<int64_t> st = dadd(d.Sp, d.Skv);
+  if (!st)
+    return overflow_error(op, fmt::format("the total sequence length ({} past + {})", d.Sp, d.Skv));
+  d.St = *st;
   return d;
 }
 
@@ -72,7 +80,10 @@ Status infer_attention(InferCtx &ctx) {
                                          ctx.present(4) ? &ctx.type(4).dims : nullptr));
   DType dt = ctx.type(0).dtype;
   KILN_TRY(expect_float(ctx.op, "Q", dt));
-  Shape y = d.is3d ? Shape{d.B, d.Sq, dmul(d.Hq, d.Dv)} : Shape{d.B, d.Hq, d.Sq, d.Dv};
+  const std::optional<int64_t> hidden = dmul(d.Hq, d.Dv);
+  if (!hidden)
+    return overflow_error(ctx.op, fmt::format("the output hidden size ({} heads x {})", d.Hq, d.Dv));
+  Shape y = d.is3d ? Shape{d.B, d.Sq, *hidden} : Shape{d.B, d.Hq, d.Sq, d.Dv};
   ctx.out = {TensorType{dt, y, true}, TensorType{dt, {d.B, d.Hkv, d.St, d.D}, true},
              TensorType{dt, {d.B, d.Hkv, d.St, d.Dv}, true},
              TensorType{dt, {d.B, d.Hq, d.Sq, d.St}, true}};

@@ -30,10 +30,14 @@ Status infer_linear_attn(InferCtx &ctx) {
   }
   const auto &q = ctx.type(0).dims, &v = ctx.type(2).dims;
   const int64_t hq = ctx.op.attr_int("q_num_heads", 1), hkv = ctx.op.attr_int("kv_num_heads", 1);
+  if (hq <= 0 || hkv <= 0) return ctx.error("q_num_heads and kv_num_heads must be positive");
   auto div = [](int64_t a, int64_t b) { return a < 0 ? kDynamic : a / b; };
   const int64_t dk = div(q[2], hq), dv = div(v[2], hkv);
   DType sdt = ctx.present(3) ? ctx.type(3).dtype : ctx.type(0).dtype;
-  ctx.out = {TensorType{ctx.type(0).dtype, {q[0], q[1], dv < 0 ? kDynamic : hq * dv}, true},
+  const std::optional<int64_t> hidden = dv < 0 ? kDynamic : checked_mul(hq, dv);
+  if (!hidden)
+    return overflow_error(ctx.op, fmt::format("the output hidden size ({} heads x {})", hq, dv));
+  ctx.out = {TensorType{ctx.type(0).dtype, {q[0], q[1], *hidden}, true},
              TensorType{sdt, {q[0], hkv, dk, dv}, true}};
   return Status::ok();
 }

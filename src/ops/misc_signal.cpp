@@ -61,7 +61,12 @@ Status infer_dft(InferCtx &ctx) {
   }
   KILN_TRY(check_dft_axis(ctx.op, axis, x.rank()));
   int64_t n = x.dims[axis];
-  if (inverse && onesided && n >= 0) n = 2 * (n - 1);
+  if (inverse && onesided && n >= 0) {
+    // The full length of a one-sided spectrum: 2 * (n - 1), checked (hostile dims).
+    const std::optional<int64_t> full = checked_mul(n - 1, 2);
+    if (!full) return overflow_error(ctx.op, fmt::format("the signal length 2 x ({} - 1)", n));
+    n = *full;
+  }
   if (ctx.present(1) && !const_scalar_i64(ctx, 1, n)) n = kDynamic;
   out[axis] = n < 0 ? kDynamic : dft_out_len(inverse, onesided, n);
   ctx.out = {TensorType{x.dtype, out, true}};
@@ -234,6 +239,8 @@ Status infer_mel(InferCtx &ctx) {
   Shape s{kDynamic, kDynamic};
   if (const_scalar_i64(ctx, 1, dft)) s[0] = dft / 2 + 1;
   if (const_scalar_i64(ctx, 0, mel)) s[1] = mel;
+  if ((s[0] != kDynamic && dft <= 0) || (s[1] != kDynamic && mel <= 0))
+    return ctx.error("num_mel_bins and dft_length must be positive");
   ctx.out = {TensorType{ctx.op.attr_dtype("dtype", DType::f32), s, true}};
   return Status::ok();
 }

@@ -83,6 +83,10 @@ Status infer_col2im(InferCtx &ctx) {
   if (!x.ranked || !img || !blk) {
     const TensorType &it = ctx.type(1);
     if (it.ranked && it.rank() == 1 && it.dims[0] >= 0) {
+      // The declared length is the spatial rank: bounded before it sizes a shape.
+      if (it.dims[0] > kMaxListRank)
+        return ctx.error(fmt::format("image_shape has {} values, more than the rank limit {}",
+                                     it.dims[0], kMaxListRank));
       ctx.out = {TensorType{x.dtype, dynamic_dims(2 + it.dims[0]), true}};
       if (img && x.ranked && x.rank() >= 1) ctx.out[0].dims[0] = x.dims[0];
     } else {

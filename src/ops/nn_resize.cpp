@@ -77,6 +77,14 @@ Result<std::vector<int64_t>> resize_axes(const Op &op, int64_t rank) {
   return axes;
 }
 
+// A non-negative real result dim as int64; hostile scales (up to DBL_MAX) give values that
+// do not fit, and converting those is undefined.
+Result<int64_t> resized_dim(const Op &op, double v, size_t axis) {
+  if (!(v < 9223372036854775808.0)) // 2^63
+    return overflow_error(op, fmt::format("the resized dimension {} ({})", axis, v));
+  return static_cast<int64_t>(v);
+}
+
 struct ResizePlan {
   Shape out;
   std::vector<double> scale;               // per axis (1 for untouched axes)
@@ -121,7 +129,7 @@ Result<ResizePlan> plan_resize(const Op &op, const Shape &in, const Tensor *roi,
       if (!(s > 0) || !std::isfinite(s))
         return Status::error(fmt::format("{}: scale {} must be positive", op.describe(), s));
       p.scale[a] = s;
-      p.out[a] = static_cast<int64_t>(std::floor(s * static_cast<double>(in[a])));
+      KILN_ASSIGN(p.out[a], resized_dim(op, std::floor(s * static_cast<double>(in[a])), a));
     }
     return p;
   }
@@ -143,8 +151,9 @@ Result<ResizePlan> plan_resize(const Op &op, const Shape &in, const Tensor *roi,
     }
     for (int64_t a : axes) {
       p.scale[static_cast<size_t>(a)] = sc;
-      p.out[static_cast<size_t>(a)] =
-          static_cast<int64_t>(sc * static_cast<double>(in[static_cast<size_t>(a)]) + 0.5);
+      KILN_ASSIGN(p.out[static_cast<size_t>(a)],
+                  resized_dim(op, sc * static_cast<double>(in[static_cast<size_t>(a)]) + 0.5,
+                              static_cast<size_t>(a)));
     }
   }
   return p;

@@ -216,6 +216,8 @@ Status infer_affine_grid(InferCtx &ctx) {
     if (size->rank() != 1 || (size->numel() != 4 && size->numel() != 5))
       return ctx.error("size must be a 1-D tensor of 4 or 5 values");
     std::vector<int64_t> s = size->to_i64s();
+    for (int64_t d : s)
+      if (d < 0) return ctx.error(fmt::format("size has a negative value {}", d));
     Shape out = {s[0]};
     out.insert(out.end(), s.begin() + 2, s.end());
     out.push_back(static_cast<int64_t>(s.size()) - 2);
@@ -227,6 +229,8 @@ Status infer_affine_grid(InferCtx &ctx) {
     ctx.out = {TensorType{th.dtype, {}, false}};
     return Status::ok();
   }
+  if (st.dims[0] != 4 && st.dims[0] != 5)
+    return ctx.error("size must be a 1-D tensor of 4 or 5 values");
   const int64_t r = st.dims[0] - 2;
   Shape out = dynamic_dims(r + 2);
   out.back() = r;

@@ -44,6 +44,11 @@ std::optional<int64_t> checked_numel(const Shape &dims);
 // The error shape functions give for an overflow: "<op>: <what> overflows int64".
 Status overflow_error(const Op &op, std::string_view what);
 
+// The most entries a shape-like list operand (a shape, axes, repeats, pads per axis) may
+// declare: its length becomes a rank, and a hostile declared length (2^62) must not size a
+// Shape.
+inline constexpr int64_t kMaxListRank = 1024;
+
 // Requires operand i to be a known constant (for shape operands) or returns nullptr when the
 // result shape must be dynamic.
 inline const Tensor *const_operand(const InferCtx &ctx, size_t i) {

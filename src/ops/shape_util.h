@@ -57,6 +57,9 @@ inline Result<int64_t> int_list_len(const Op &op, const TensorType &t, const cha
                                     dtype_name(t.dtype)));
   if (!t.ranked) return kDynamic;
   if (t.rank() > 1) return op_error(op, fmt::format("{} must be 1-D, got rank {}", what, t.rank()));
+  if (t.rank() == 1 && t.dims[0] > kMaxListRank)
+    return op_error(op, fmt::format("{} has {} entries, more than the rank limit {}", what,
+                                    t.dims[0], kMaxListRank));
   return t.rank() == 0 ? 1 : t.dims[0];
 }
 
