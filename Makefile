@@ -24,13 +24,14 @@ demo: build
 	  --input input=models/squeezenet1_1.in.input.npy \
 	  --golden logits=models/squeezenet1_1.out.logits.npy --top 5
 
-# Every test: unit tests, lit tests, ONNX conformance against the expected-pass lists.
-# Then the concurrency tests under TSan. (test-asan is not part of it yet: the whole suite has
-# not had a clean ASan run, and the validation layer's synchronization validation leaks from a
-# library it has unloaded by exit, which an LSan suppression by library cannot match.)
+# Every test: unit tests, lit tests, ONNX conformance against the expected-pass lists. Then the
+# concurrency tests under TSan, then the whole suite again under ASan + UBSan with leak detection
+# (its Vulkan suites use core validation: the synchronization-validation layer leaks from a
+# library it has unloaded by exit, which an LSan suppression by library cannot match).
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	$(MAKE) test-tsan
+	$(MAKE) test-asan
 
 # Sanitizer builds (RelWithDebInfo at -O2 -g1). test-asan: every ctest
 # test built with -fsanitize=address,undefined in build-asan, leaks included; third-party leaks
