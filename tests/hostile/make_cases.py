@@ -272,6 +272,28 @@ def write_models(out):
     save(out, 'pad_huge.onnx', model(
         [helper.make_node('Pad', ['x', 'p'], ['y'], name='pad')], [vi('x')], [vi('y', shape=None)],
         [helper.make_tensor('p', I64, [2], [1 << 62, 1 << 62])]))
+    # Shape arithmetic of hostile dims and attributes overflowing int64 (shape_overflow.test).
+    i64max = (1 << 63) - 1
+    w3 = helper.make_tensor('W', F32, [1, 1, 3, 3], [0.0] * 9)
+    conv = lambda op, **attrs: model(
+        [helper.make_node(op, ['x', 'W'], ['y'], name='conv', **attrs)],
+        [vi('x', shape=(1, 1, 4, 4))], [vi('y', shape=None)], [w3])
+    save(out, 'conv_pads_overflow.onnx', conv('Conv', pads=[0, 0, i64max, i64max]))
+    save(out, 'conv_dilation_overflow.onnx', conv('Conv', dilations=[i64max, 1]))
+    save(out, 'convt_output_padding_overflow.onnx', conv('ConvTranspose', output_padding=[i64max, 0]))
+    save(out, 'maxpool_pads_overflow.onnx', model(
+        [helper.make_node('MaxPool', ['x'], ['y'], name='pool', kernel_shape=[2, 2],
+                          pads=[i64max, 0, 1, 0])],
+        [vi('x', shape=(1, 1, 4, 4))], [vi('y', shape=None)]))
+    save(out, 'concat_overflow.onnx', model(
+        [helper.make_node('Concat', ['a', 'b'], ['y'], name='concat', axis=0)],
+        [vi('a', shape=(1 << 62, 1)), vi('b', shape=(1 << 62, 1))], [vi('y', shape=None)]))
+    save(out, 'd2s_blocksize_overflow.onnx', model(
+        [helper.make_node('DepthToSpace', ['x'], ['y'], name='d2s', blocksize=1 << 32)],
+        [vi('x', shape=(1, 4, 2, 2))], [vi('y', shape=None)]))
+    save(out, 'expand_shape_rank.onnx', model(
+        [helper.make_node('Expand', ['x', 'shape'], ['y'], name='expand')],
+        [vi('x', shape=(1,)), vi('shape', I64, (1 << 40,))], [vi('y', shape=None)]))
 
     # Graph structure.
     save(out, 'cycle.onnx', model(

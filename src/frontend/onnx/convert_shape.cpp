@@ -44,8 +44,13 @@ Outs convert_shape(NodeCtx &c) {
 Outs convert_size(NodeCtx &c) {
   KILN_TRY(need_input(c, 0, "data"));
   const TensorType &t = c.input(0)->type;
-  if (t.is_static())
-    return std::vector<Value *>{c.builder().scalar_i(DType::i64, shape_numel(t.dims))};
+  if (t.is_static()) {
+    int64_t n = 1;
+    for (int64_t d : t.dims)
+      if (__builtin_mul_overflow(n, d, &n))
+        return c.error(fmt::format("the element count of {} overflows int64", t.str()));
+    return std::vector<Value *>{c.builder().scalar_i(DType::i64, n)};
+  }
   return one(c.op("kiln.size", {c.input(0)}));
 }
 
@@ -132,8 +137,12 @@ Outs convert_flatten(NodeCtx &c) {
     if (axis < 0) axis += t.rank();
     if (axis < 0 || axis > t.rank()) return c.error(fmt::format("axis {} is out of range", axis));
     int64_t p = 1, q = 1;
-    for (int64_t d = 0; d < t.rank(); ++d) (d < axis ? p : q) *= t.dims[d];
-    return static_reshape(c, {p, q});
+    bool fits = true; // hostile dims: on overflow kiln.flatten reports it
+    for (int64_t d = 0; d < t.rank(); ++d) {
+      int64_t &acc = d < axis ? p : q;
+      fits = fits && !__builtin_mul_overflow(acc, t.dims[d], &acc);
+    }
+    if (fits) return static_reshape(c, {p, q});
   }
   return one(c.op("kiln.flatten", {c.input(0)}, std::move(a)));
 }
