@@ -312,9 +312,12 @@ template <class F> void for_each_line(int64_t C, const Window &w, int64_t line0,
 }
 
 // Range [lo, hi) of output columns whose input column iw0 + ow * s lies in [0, W).
+// ceil(a / s) without a + s - 1 (strides of hostile models reach INT64_MAX); a >= 0, s >= 1.
+inline int64_t ceil_div(int64_t a, int64_t s) { return a / s + (a % s != 0 ? 1 : 0); }
+
 inline void valid_cols(int64_t iw0, int64_t s, int64_t W, int64_t OW, int64_t &lo, int64_t &hi) {
-  lo = std::min(OW, iw0 >= 0 ? 0 : (-iw0 + s - 1) / s);
-  hi = iw0 >= W ? 0 : std::min(OW, (W - iw0 + s - 1) / s);
+  lo = std::min(OW, iw0 >= 0 ? 0 : ceil_div(-iw0, s));
+  hi = iw0 >= W ? 0 : std::min(OW, ceil_div(W - iw0, s));
   hi = std::max(hi, lo);
 }
 
