@@ -97,6 +97,37 @@ TEST(ShapeOverflow, ConvSameUpperHugeStrideIsExact) {
   EXPECT_EQ(result_dims(r), (Shape{1, 1, 1, 4}));
 }
 
+// Folded through the reference implementations (every operand constant): a huge stride
+// leaves one window, and the im2col column ranges must not add stride - 1.
+TEST(ShapeOverflow, FoldedConvAndPoolWithHugeStrides) {
+  Fixture t;
+  std::vector<float> xv(16);
+  for (int i = 0; i < 16; ++i) xv[i] = static_cast<float>(i + 1);
+  Value *x = t.b.constant(Tensor::from_f32s(xv, {1, 1, 4, 4}));
+  Value *w = t.b.constant(Tensor::from_f32s(std::vector<float>(9, 1.0f), {1, 1, 3, 3}));
+  auto conv = t.op("kiln.conv", {x, w}, {{"strides", Ints{kMax, kMax}}});
+  ASSERT_EQ(result_dims(conv), (Shape{1, 1, 1, 1}));
+  const Tensor *c = Builder::constant_value(conv.value()[0]);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->get_f64(0), 54.0); // the top-left 3x3 block
+
+  auto pool = t.op("kiln.max_pool", {x},
+                   {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{kMax, kMax}},
+                    {"ceil_mode", int64_t(1)}});
+  ASSERT_EQ(result_dims(pool), (Shape{1, 1, 1, 1}));
+  const Tensor *p = Builder::constant_value(pool.value()[0]);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->get_f64(0), 6.0);
+
+  Value *one = t.b.constant(Tensor::from_f32s({2.0f}, {1, 1, 1, 1}));
+  Value *w2 = t.b.constant(Tensor::from_f32s(std::vector<float>(4, 1.0f), {1, 1, 2, 2}));
+  auto convt = t.op("kiln.conv_transpose", {one, w2}, {{"strides", Ints{kMax, kMax}}});
+  ASSERT_EQ(result_dims(convt), (Shape{1, 1, 2, 2}));
+  const Tensor *ct = Builder::constant_value(convt.value()[0]);
+  ASSERT_NE(ct, nullptr);
+  for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(ct->get_f64(i), 2.0);
+}
+
 TEST(ShapeOverflow, ConvTransposeStrides) {
   Fixture t;
   expect_overflow(t.op("kiln.conv_transpose", {t.param({1, 1, k2p40, 4}), t.param({1, 1, 3, 3})},
