@@ -237,7 +237,12 @@ Status load_rnn(const EvalCtx &ctx, RnnRun &R, bool bm) {
   R.S = bm ? X.shape()[1] : X.shape()[0];
   R.B = bm ? X.shape()[0] : X.shape()[1];
   R.I = X.shape()[2];
-  const int64_t GH = R.G * R.H;
+  // hidden_size is an attribute: the gate widths derived from it must fit int64 (a
+  // zero-length sequence reaches here with any hidden_size).
+  const std::optional<int64_t> gh = checked_mul(R.G, R.H), gh2 = checked_mul(2 * R.G, R.H);
+  if (!gh || !gh2 || !checked_mul(3, R.H))
+    return overflow_error(ctx.op, fmt::format("the gate width for hidden_size {}", R.H));
+  const int64_t GH = *gh;
   R.x = X.to_f64s();
   if (bm) R.x = swap01(R.x, R.B, R.S, R.I);
   KILN_ASSIGN(R.w, opt_input(ctx, 1, {R.D, GH, R.I}, "W"));

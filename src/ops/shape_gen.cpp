@@ -167,7 +167,9 @@ Status eval_eye(EvalCtx &ctx) {
   if (s.size() != 2) return op_error(ctx.op, "input must be 2-D");
   Tensor out(ctx.op.attr_dtype("dtype", ctx.in[0].dtype()), s);
   const int64_t k = ctx.op.attr_int("k", 0);
-  for (int64_t i = 0; i < s[0]; ++i) {
+  // A diagonal outside the matrix sets nothing (and i + k of a hostile k would overflow).
+  const bool inside = k < s[1] && k > -s[0];
+  for (int64_t i = 0; inside && i < s[0]; ++i) {
     int64_t j = i + k;
     if (j >= 0 && j < s[1]) out.set_i64(i * s[1] + j, 1);
   }

@@ -291,6 +291,20 @@ TEST(ShapeOverflow, RangeNearInt64LimitsIsExact) {
                "range is too long");
 }
 
+TEST(ShapeOverflow, FoldedEyeLikeWithExtremeDiagonal) {
+  Fixture t;
+  Value *x = t.b.constant(Tensor::from_f32s(std::vector<float>(9, 0.0f), {3, 3}));
+  for (int64_t k : {kMax, kMin, int64_t(1)}) {
+    auto r = t.op("kiln.eye_like", {x}, {{"k", k}});
+    ASSERT_EQ(result_dims(r), (Shape{3, 3}));
+    const Tensor *v = Builder::constant_value(r.value()[0]);
+    ASSERT_NE(v, nullptr);
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        EXPECT_EQ(v->get_f64(i * 3 + j), j == i + 1 && k == 1 ? 1.0 : 0.0) << k;
+  }
+}
+
 TEST(ShapeOverflow, DepthToSpace) {
   Fixture t;
   expect_overflow(t.op("kiln.depth_to_space", {t.param({1, 4, k2p62, 2})},
@@ -348,6 +362,19 @@ TEST(ShapeOverflow, LinearAttentionHiddenSize) {
   expect_overflow(t.op("kiln.linear_attention",
                        {t.param({1, 2, k2p62}), t.param({1, 2, k2p62}), t.param({1, 2, 8})},
                        {{"q_num_heads", k2p62}, {"kv_num_heads", int64_t(1)}}, 2));
+}
+
+TEST(ShapeOverflow, EmptySequenceRnnWithHugeHiddenSize) {
+  // Y is [0, 1, 1, H]: empty, so the builder tries to fold it; the reference refuses the gate
+  // width 4 * H instead of wrapping it (UBSan traps on the wrap), and the op stays unfolded.
+  Fixture t;
+  Value *x = t.b.constant(Tensor::from_f32s({}, {0, 1, 2}));
+  Value *w = t.b.constant(Tensor::from_f32s(std::vector<float>(8, 0.0f), {1, 4, 2}));
+  Value *r = t.b.constant(Tensor::from_f32s(std::vector<float>(4, 0.0f), {1, 4, 1}));
+  auto y = t.op("kiln.rnn", {x, w, r}, {{"cell", std::string("lstm")}, {"hidden_size", k2p62}},
+                3);
+  ASSERT_EQ(result_dims(y), (Shape{0, 1, 1, k2p62}));
+  EXPECT_EQ(Builder::constant_value(y.value()[0]), nullptr);
 }
 
 TEST(ShapeOverflow, ResizeHugeScale) {
