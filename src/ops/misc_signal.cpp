@@ -89,7 +89,9 @@ void dft_line(const DftPlan &p, const std::vector<cplx> &in, std::vector<cplx> &
   for (int64_t f = 0; f < p.out_len; ++f) {
     cplx s = 0;
     for (int64_t t = 0; t < n; ++t) {
-      const double ang = sign * 2 * kPi * static_cast<double>((f * t) % n) / static_cast<double>(n);
+      // f * t may pass INT64_MAX for a long transform: reduced in 128 bits.
+      const int64_t ft = static_cast<int64_t>(static_cast<__int128>(f) * t % n);
+      const double ang = sign * 2 * kPi * static_cast<double>(ft) / static_cast<double>(n);
       s += src[t] * cplx(std::cos(ang), std::sin(ang));
     }
     out[f] = p.inverse ? s / static_cast<double>(n) : s;
@@ -108,7 +110,13 @@ Status eval_dft(EvalCtx &ctx) {
   if (!dft_axis(ctx.op, axis_t, ctx.present(2), rank, p.axis)) return ctx.error("axis must be a scalar");
   KILN_TRY(check_dft_axis(ctx.op, p.axis, rank));
   p.in_len = X.shape()[p.axis];
-  p.n = p.inverse && p.onesided ? 2 * (p.in_len - 1) : p.in_len;
+  if (p.inverse && p.onesided) {
+    const std::optional<int64_t> full = checked_mul(p.in_len - 1, 2);
+    if (!full) return overflow_error(ctx.op, fmt::format("the signal length 2 x ({} - 1)", p.in_len));
+    p.n = *full;
+  } else {
+    p.n = p.in_len;
+  }
   if (ctx.present(1)) {
     KILN_ASSIGN(p.n, scalar_i64(ctx, 1, "dft_length"));
   }
@@ -119,6 +127,12 @@ Status eval_dft(EvalCtx &ctx) {
   Shape os = X.shape();
   os[p.axis] = p.out_len;
   os.back() = cout;
+  if (X.numel() == 0 || shape_numel(os) == 0) {
+    // Nothing to transform: no line buffers of a (possibly huge) dft_length.
+    KILN_ASSIGN(Tensor empty, Tensor::allocate(X.dtype(), os));
+    ctx.out = {std::move(empty)};
+    return Status::ok();
+  }
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < p.axis; ++i) outer *= X.shape()[i];
   for (int64_t i = p.axis + 1; i + 1 < rank; ++i) inner *= X.shape()[i];

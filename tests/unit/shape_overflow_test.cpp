@@ -342,6 +342,16 @@ TEST(ShapeOverflow, InverseOneSidedDftLength) {
                        {{"axis", int64_t(1)}, {"inverse", int64_t(1)}, {"onesided", int64_t(1)}}));
 }
 
+TEST(ShapeOverflow, FoldedEmptyDftWithHugeLength) {
+  // The result [0, 2^40, 2] is empty, so it folds; the reference must not size line buffers
+  // of 2^40 elements.
+  Fixture t;
+  Value *x = t.b.constant(Tensor::from_f32s({}, {0, 4, 2}));
+  auto r = t.op("kiln.dft", {x, t.b.scalar_i(DType::i64, k2p40)}, {{"axis", int64_t(1)}});
+  ASSERT_EQ(result_dims(r), (Shape{0, k2p40, 2}));
+  EXPECT_NE(Builder::constant_value(r.value()[0]), nullptr);
+}
+
 TEST(ShapeOverflow, AttentionHiddenSize) {
   Fixture t;
   expect_overflow(t.op("kiln.attention",
