@@ -189,11 +189,17 @@ Status eval_stft(EvalCtx &ctx) {
   if (step <= 0 || fl <= 0 || fl > L)
     return ctx.error(fmt::format("invalid frame_step {} / frame_length {} for signal length {}",
                                  step, fl, L));
-  std::vector<double> win = ctx.present(2) ? ctx.input(2).to_f64s() : std::vector<double>(fl, 1.0);
   const int64_t frames = 1 + (L - fl) / step;
   DftPlan p;
   p.n = p.in_len = fl;
   p.out_len = ctx.op.attr_int("onesided", 1) ? fl / 2 + 1 : fl;
+  if (B == 0) {
+    // An empty batch may declare any signal length: no frame buffers of that size.
+    KILN_ASSIGN(Tensor empty, Tensor::allocate(X.dtype(), {0, frames, p.out_len, 2}));
+    ctx.out = {std::move(empty)};
+    return Status::ok();
+  }
+  std::vector<double> win = ctx.present(2) ? ctx.input(2).to_f64s() : std::vector<double>(fl, 1.0);
   std::vector<double> x = X.to_f64s();
   std::vector<double> y(static_cast<size_t>(B * frames * p.out_len * 2));
   std::vector<cplx> line(fl), res(p.out_len);

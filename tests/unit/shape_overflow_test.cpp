@@ -352,6 +352,14 @@ TEST(ShapeOverflow, FoldedEmptyDftWithHugeLength) {
   EXPECT_NE(Builder::constant_value(r.value()[0]), nullptr);
 }
 
+TEST(ShapeOverflow, FoldedEmptyStftWithHugeSignal) {
+  Fixture t;
+  Value *x = t.b.constant(Tensor::from_f32s({}, {0, k2p40, 1}));
+  auto r = t.op("kiln.stft", {x, t.b.scalar_i(DType::i64, k2p40)});
+  ASSERT_EQ(result_dims(r), (Shape{0, 1, k2p40 / 2 + 1, 2}));
+  EXPECT_NE(Builder::constant_value(r.value()[0]), nullptr);
+}
+
 TEST(ShapeOverflow, AttentionHiddenSize) {
   Fixture t;
   expect_overflow(t.op("kiln.attention",
