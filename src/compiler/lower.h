@@ -139,6 +139,9 @@ public:
   // with store(), which applies the epilogue.
   Result<kir::BufferVar> in(const Value *v);
   Result<kir::BufferVar> out(const Value *v);
+  // Binds buffer `id` of the context that holds no graph value (LowerCtx::new_scratch), of
+  // element type `t`, read-only or write-only.
+  kir::BufferVar scratch(int id, kir::ScalarType t, bool write);
   // Stores element `i` (flat index in the shape of the value bound by out()) of value `v`
   // (of that value's element type) to result `o`, through the value's epilogue if any.
   Result<kir::Stmt> store(const kir::BufferVar &o, const kir::Expr &i, kir::Expr v);

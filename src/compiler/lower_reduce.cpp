@@ -40,6 +40,96 @@ AxisSplit split_axes(const Shape &dims, const std::vector<int64_t> &reduced_axes
 
 namespace {
 
+// How a kiln.reduce kind accumulates: acc = combine(acc, term(x)) over the reduced elements x
+// from init, then finish(acc). Partial accumulators of a split reduction combine the same way.
+struct Accumulation {
+  Expr init;
+  std::function<Expr(Expr)> term = [](Expr x) { return x; };
+  std::function<Expr(Expr, Expr)> combine = [](Expr a, Expr x) { return a + x; };
+  std::function<Expr(Expr)> finish = [](Expr a) { return a; };
+};
+
+// The accumulation of `kind` in type `at` over `n` elements (log_sum_exp has none: it needs a
+// second pass).
+Result<Accumulation> accumulation(const Op &op, const std::string &kind, ScalarType at,
+                                  bool float_input, int64_t n) {
+  Accumulation a;
+  a.init = make_const(at, kind == "prod" ? 1 : 0);
+  if (kind == "sum") {
+  } else if (kind == "mean") {
+    a.finish = [at, n](Expr acc) { return acc / make_const(at, static_cast<double>(n)); };
+  } else if (kind == "log_sum") {
+    a.finish = [](Expr acc) { return call(Intrinsic::log, {acc}); };
+  } else if (kind == "prod") {
+    a.combine = [](Expr acc, Expr x) { return acc * x; };
+  } else if (kind == "max" || kind == "min") {
+    // As the reference: a NaN anywhere makes the result NaN (a NaN accumulator never compares
+    // greater or less, so it stays).
+    const bool is_max = kind == "max";
+    a.init = is_max ? lowest_value(at) : highest_value(at);
+    a.combine = [is_max, float_input](Expr acc, Expr x) {
+      Expr better = is_max ? x > acc : x < acc;
+      if (float_input) better = better || call(Intrinsic::isnan, {x});
+      return select(better, x, acc);
+    };
+  } else if (kind == "l1") {
+    a.term = [at](Expr x) {
+      if (is_float(at)) return call(Intrinsic::abs, {x});
+      return is_unsigned_int(at) ? x : select(x < make_const(at, 0), -x, x);
+    };
+  } else if (kind == "l2" || kind == "sum_square") {
+    a.term = [](Expr x) { return x * x; };
+    if (kind == "l2") a.finish = [](Expr acc) { return call(Intrinsic::sqrt, {acc}); };
+  } else {
+    return unsupported(op, "kiln.reduce kind '" + kind + "'");
+  }
+  return a;
+}
+
+// Reductions of at least kSplitMin elements per output run in two kernels: each invocation of
+// the first accumulates about kChunk elements (interleaved, so neighbouring invocations read
+// neighbouring addresses) into a scratch buffer of partials, the second combines each output's
+// partials. More parallelism on GPUs, and per-invocation loops stay short (llvmpipe stops loops
+// after 65,535 iterations in total).
+constexpr int64_t kSplitMin = 8192;
+constexpr int64_t kChunk = 1024;
+
+Status lower_split_reduce(LowerCtx &c, const Op &op, const AxisSplit &s, const Accumulation &a,
+                          ScalarType at) {
+  const Value *xv = op.operands[0];
+  const std::string kind = op.attr_str("kind", "");
+  const int64_t n = s.inner();
+  const int64_t parts = (n + kChunk - 1) / kChunk;
+  const int64_t chunk = (n + parts - 1) / parts; // parts * chunk >= n, less than parts over
+  const int partials = c.new_scratch(static_cast<uint64_t>(s.outer() * parts) *
+                                     static_cast<uint64_t>(storage_bytes(at)));
+  {
+    GridKernel g(c, op, "reduce_" + kind + "_partial");
+    KILN_ASSIGN(BufferVar X, g.in(xv));
+    BufferVar P = g.scratch(partials, at, true);
+    KILN_TRY(g.finish(s.outer() * parts, [&](Expr i) -> Result<Stmt> {
+      Expr o = var(g.fresh("o"), ScalarType::i32), p = var(g.fresh("p"), ScalarType::i32);
+      Expr base = var(g.fresh("base"), ScalarType::i32), acc = var(g.fresh("acc"), at);
+      Expr j = var(g.fresh("j"), ScalarType::i32), r = var(g.fresh("r"), ScalarType::i32);
+      Stmt step = assign(acc, a.combine(acc, a.term(cast(at, load(X, base + s.red_offset(r))))));
+      if (parts * chunk != n) step = if_then(r < n, step);
+      Stmt loop = for_loop(j, i32(0), i32(chunk), let(r, p + j * parts, step));
+      return let(o, i / parts,
+                 let(p, i % parts,
+                     let(base, s.kept_offset(o),
+                         block({declare_var(acc, a.init), loop, store(P, i, acc)}))));
+    }));
+  }
+  GridKernel g(c, op, "reduce_" + kind);
+  BufferVar P = g.scratch(partials, at, false);
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  return g.finish(s.outer(), [&](Expr o) -> Result<Stmt> {
+    Expr acc = var(g.fresh("acc"), at), j = var(g.fresh("j"), ScalarType::i32);
+    Stmt loop = for_loop(j, i32(0), i32(parts), assign(acc, a.combine(acc, load(P, o * parts + j))));
+    return block({declare_var(acc, a.init), loop, store(Y, o, cast(Y.elem, a.finish(acc)))});
+  });
+}
+
 Status lower_reduce(LowerCtx &c, const Op &op) {
   const Value *xv = op.operands[0];
   const Shape &xd = xv->type.dims;
@@ -67,10 +157,16 @@ Status lower_reduce(LowerCtx &c, const Op &op) {
   if (is_bool(dt) || (!is_float(dt) && !int_ok))
     return unsupported(op, fmt::format("kiln.reduce '{}' on {}", kind, dtype_name(dt)));
   const AxisSplit s = split_axes(xd, axes);
+  KILN_ASSIGN(const ScalarType xt, scalar_type(op, dt));
+  const ScalarType at = xt == ScalarType::f16 ? ScalarType::f32 : xt;
+  Accumulation a;
+  if (kind != "log_sum_exp") {
+    KILN_ASSIGN(a, accumulation(op, kind, at, is_float(dt), s.inner()));
+    if (s.inner() >= kSplitMin) return lower_split_reduce(c, op, s, a, at);
+  }
   GridKernel g(c, op, "reduce_" + kind);
   KILN_ASSIGN(BufferVar X, g.in(xv));
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
-  const ScalarType at = X.elem == ScalarType::f16 ? ScalarType::f32 : X.elem;
   return g.finish(s.outer(), [&](Expr o) -> Result<Stmt> {
     Expr base = var(g.fresh("base"), ScalarType::i32);
     Expr acc = var(g.fresh("acc"), at), mx = var(g.fresh("mx"), at);
@@ -79,49 +175,21 @@ Status lower_reduce(LowerCtx &c, const Op &op) {
       Expr r = var(g.fresh("r"), ScalarType::i32);
       return for_loop(r, i32(0), i32(s.inner()), f(cast(at, load(X, base + s.red_offset(r)))));
     };
-    auto loop = [&](const std::function<Expr(Expr)> &value) {
-      return over([&](Expr e) { return assign(acc, value(e)); });
-    };
-    std::vector<Stmt> body;
-    Expr init = make_const(at, kind == "prod" ? 1 : 0);
-    if (kind == "max") init = lowest_value(at);
-    if (kind == "min") init = highest_value(at);
-    body.push_back(declare_var(acc, init));
-    Expr result = acc;
-    if (kind == "sum" || kind == "mean" || kind == "log_sum") {
-      body.push_back(loop([&](Expr x) { return acc + x; }));
-    } else if (kind == "prod") {
-      body.push_back(loop([&](Expr x) { return acc * x; }));
-    } else if (kind == "max" || kind == "min") {
-      // As the reference: a NaN anywhere makes the result NaN (a NaN accumulator never
-      // compares greater or less, so it stays).
-      const bool is_max = kind == "max";
-      body.push_back(loop([&](Expr x) {
-        Expr better = is_max ? x > acc : x < acc;
-        if (is_float(xv->type.dtype)) better = better || call(Intrinsic::isnan, {x});
-        return select(better, x, acc);
-      }));
-    } else if (kind == "l1") {
-      body.push_back(loop([&](Expr x) {
-        if (is_float(at)) return acc + call(Intrinsic::abs, {x});
-        return acc + (is_unsigned_int(at) ? x : select(x < make_const(at, 0), -x, x));
-      }));
-    } else if (kind == "l2" || kind == "sum_square") {
-      body.push_back(loop([&](Expr x) { return acc + x * x; }));
-    } else if (kind == "log_sum_exp") {
-      body.push_back(declare_var(mx, lowest_value(at)));
-      body.push_back(over([&](Expr x) { return assign(mx, select(x > mx, x, mx)); }));
+    if (kind == "log_sum_exp") {
       Expr safe_m = select(call(Intrinsic::isinf, {mx}), make_const(at, 0), mx);
-      body.push_back(loop([&](Expr x) { return acc + call(Intrinsic::exp, {x - safe_m}); }));
-      result = call(Intrinsic::log, {acc}) + safe_m;
-    } else {
-      return unsupported(op, "kiln.reduce kind '" + kind + "'");
+      return let(base, s.kept_offset(o),
+                 block({declare_var(mx, lowest_value(at)),
+                        over([&](Expr x) { return assign(mx, select(x > mx, x, mx)); }),
+                        declare_var(acc, make_const(at, 0)),
+                        over([&](Expr x) {
+                          return assign(acc, acc + call(Intrinsic::exp, {x - safe_m}));
+                        }),
+                        store(Y, o, cast(Y.elem, call(Intrinsic::log, {acc}) + safe_m))}));
     }
-    if (kind == "mean") result = acc / make_const(at, static_cast<double>(s.inner()));
-    if (kind == "l2") result = call(Intrinsic::sqrt, {acc});
-    if (kind == "log_sum") result = call(Intrinsic::log, {acc});
-    body.push_back(store(Y, o, cast(Y.elem, result)));
-    return let(base, s.kept_offset(o), block(body));
+    return let(base, s.kept_offset(o),
+               block({declare_var(acc, a.init),
+                      over([&](Expr x) { return assign(acc, a.combine(acc, a.term(x))); }),
+                      store(Y, o, cast(Y.elem, a.finish(acc)))}));
   });
 }
 

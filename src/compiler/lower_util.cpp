@@ -164,6 +164,11 @@ Result<BufferVar> GridKernel::bind(const Value *v, bool write, bool reuse) {
 
 Result<BufferVar> GridKernel::in(const Value *v) { return bind(v, false); }
 
+BufferVar GridKernel::scratch(int id, ScalarType t, bool write) {
+  bufs_.push_back(id);
+  return k_.add_buffer(fmt::format("b{}", bufs_.size() - 1), t, !write, write);
+}
+
 Result<BufferVar> GridKernel::out(const Value *v) {
   const Epilogue *e = c_.epilogue(v);
   if (!e) return bind(v, true);

@@ -358,6 +358,11 @@ def write_models(out):
         [n('Expand', ['x', 's'], ['e']), n('ReduceSum', ['e'], ['y'], keepdims=1)],
         [vi('x', shape=(1,))], [vi('y', shape=(1,))],
         [helper.make_tensor('s', I64, [1], [34 << 20])], opset=13))
+    # The same with ReduceLogSumExp, which runs in one kernel (two loops over every element).
+    save(out, 'wide_lse.onnx', model(
+        [n('Expand', ['x', 's'], ['e']), n('ReduceLogSumExp', ['e'], ['y'], keepdims=1)],
+        [vi('x', shape=(1,))], [vi('y', shape=(1,))],
+        [helper.make_tensor('s', I64, [1], [34 << 20])], opset=13))
     # The same 136 MiB intermediate without a long reduction loop (wrong-target artifact test).
     save(out, 'wide_slice.onnx', model(
         [n('Expand', ['x', 's'], ['e']), n('Relu', ['e'], ['r']),

@@ -511,6 +511,50 @@ TEST(CompilerE2E, MaxMinReductionsPropagateNaN) {
   expect_matches_reference(t.m, {in});
 }
 
+// Reductions of 8192 or more elements per output run as two kernels (partials, then their
+// combination): strided and contiguous reduced axes, a count that does not divide into the
+// chunks, f16 and integer inputs, NaN propagation, and products near 1.
+TEST(CompilerE2E, LargeReductionsSplitAcrossInvocations) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {2, 10007, 3}, "x");
+  Value *flat = t.param(DType::f32, {70001}, "flat");
+  Value *h = t.param(DType::f16, {3, 9000}, "h");
+  Value *n = t.param(DType::i32, {2, 9001}, "n");
+  Value *near1 = t.param(DType::f32, {12000}, "near1");
+  Value *nan = t.param(DType::f32, {2, 9000}, "nan");
+  std::vector<Value *> outs;
+  auto reduce = [&](Value *v, std::vector<int64_t> axes, const char *kind) {
+    outs.push_back(t.op("kiln.reduce", {v, t.b.i64s(axes)},
+                        {{"kind", std::string(kind)}, {"keepdims", int64_t(0)}}));
+  };
+  for (const char *k : {"sum", "mean", "max", "min", "l1", "l2", "sum_square", "log_sum_exp"})
+    reduce(x, {1}, k);
+  reduce(x, {0, 1}, "sum");
+  reduce(flat, {0}, "sum");
+  reduce(flat, {0}, "max");
+  reduce(h, {1}, "mean");
+  reduce(h, {1}, "min");
+  for (const char *k : {"sum", "max", "min", "l1", "sum_square"}) reduce(n, {1}, k);
+  reduce(near1, {0}, "prod");
+  reduce(nan, {1}, "max");
+  reduce(nan, {1}, "min");
+  t.g->results = outs;
+  std::mt19937 rng(11);
+  std::vector<Tensor> in;
+  for (Value *p : {x, flat, h, n}) in.push_back(random_tensor(p->type, rng));
+  Tensor p1(DType::f32, {12000}), pn(DType::f32, {2, 9000});
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int64_t i = 0; i < p1.numel(); ++i) p1.set_f64(i, 1.0 + 1e-4 * u(rng));
+  for (int64_t i = 0; i < pn.numel(); ++i) pn.set_f64(i, u(rng));
+  pn.set_f64(4321, NAN); // row 0 only: NaN for max and min; row 1 stays finite
+  in.push_back(p1);
+  in.push_back(pn);
+  CompileStats st;
+  ASSERT_TRUE(compile_to_artifact(t.m, lavapipe(), {}, &st).is_ok());
+  EXPECT_EQ(st.dispatches, 2 * static_cast<int>(outs.size()) - 1); // log_sum_exp: one kernel
+  expect_matches_reference(t.m, in);
+}
+
 // Tensors larger than the storage buffer range are bound as several ranges of one buffer;
 // a tiny range splits every tensor here into 2 to 4 chunks (loads, stores, constants,
 // 1-, 4- and 8-byte elements, indirect indices).
