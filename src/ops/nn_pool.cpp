@@ -142,10 +142,18 @@ template <class T> std::vector<Tensor> pool_typed(const Tensor &x, const Plan &p
 
 Status eval_pool(EvalCtx &ctx) {
   const Tensor &x = ctx.input(0);
-  KILN_ASSIGN(Plan pl, make_plan(ctx.op, x.shape()));
+  KILN_ASSIGN(Window w, pool_window(ctx.op, x.shape()));
   Shape out{x.shape()[0], x.shape()[1]};
-  out.insert(out.end(), pl.w.out.begin(), pl.w.out.end());
+  out.insert(out.end(), w.out.begin(), w.out.end());
   KILN_TRY(nn::check_result_size(ctx.op, out));
+  if (shape_numel(out) == 0) {
+    // An empty result may come with huge spatial dims or kernels (an empty batch): no plan
+    // sized by them, no loop over their windows.
+    ctx.out = {Tensor(x.dtype(), out)};
+    if (ctx.op.results.size() > 1) ctx.out.push_back(Tensor(DType::i64, out));
+    return Status::ok();
+  }
+  KILN_ASSIGN(Plan pl, make_plan(ctx.op, x.shape()));
   PoolCfg cfg;
   cfg.mode = mode_of(ctx.op);
   cfg.count_pad = ctx.op.attr_int("count_include_pad", 0) != 0;

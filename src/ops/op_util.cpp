@@ -23,6 +23,9 @@ Result<std::vector<int64_t>> norm_axes(const Op &op, std::vector<int64_t> axes, 
 }
 
 std::optional<int64_t> checked_numel(const Shape &dims) {
+  // A zero dim empties the tensor whatever the others are (their product may not fit).
+  for (int64_t d : dims)
+    if (d == 0) return 0;
   int64_t n = 1;
   for (int64_t d : dims)
     if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;

@@ -39,7 +39,7 @@ inline std::optional<int64_t> checked_mul(int64_t a, int64_t b) {
   if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
   return r;
 }
-// Element count of static dims; std::nullopt when it overflows int64.
+// Element count of static dims (0 when a dim is 0); std::nullopt when it overflows int64.
 std::optional<int64_t> checked_numel(const Shape &dims);
 // The error shape functions give for an overflow: "<op>: <what> overflows int64".
 Status overflow_error(const Op &op, std::string_view what);

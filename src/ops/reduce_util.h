@@ -17,6 +17,10 @@ void register_norm_misc(OpRegistry &r); // norm_misc.cpp: lrn, lp_norm, nll_loss
 // Flat offsets (row-major strides of `shape`) of every index over the dims where `mask` is
 // true, other dims held at 0, in row-major order of those dims.
 inline std::vector<int64_t> masked_offsets(const Shape &shape, const std::vector<bool> &mask) {
+  // An empty selection (a masked dim of 0) has no offsets: returned before the other masked
+  // dims, which an empty tensor may declare huge, size the list.
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (mask[d] && shape[d] == 0) return {};
   std::vector<int64_t> strides = shape_strides(shape);
   std::vector<int64_t> offs{0};
   for (size_t d = 0; d < shape.size(); ++d) {
@@ -40,7 +44,11 @@ inline AxisSplit split_axes(const Shape &shape, const std::vector<int64_t> &axes
   for (int64_t a : axes) mask[static_cast<size_t>(a)] = true;
   std::vector<bool> inv(shape.size());
   for (size_t d = 0; d < shape.size(); ++d) inv[d] = !mask[d];
-  return {masked_offsets(shape, inv), masked_offsets(shape, mask)};
+  // Callers walk the inner offsets once per outer offset: with no outer offsets (an empty
+  // tensor) the inner list, possibly huge, is not built.
+  std::vector<int64_t> outer = masked_offsets(shape, inv);
+  if (outer.empty()) return {};
+  return {std::move(outer), masked_offsets(shape, mask)};
 }
 
 // Shape with the given (normalised) axes set to 1 (keepdims) or removed.

@@ -360,6 +360,29 @@ TEST(ShapeOverflow, FoldedEmptyStftWithHugeSignal) {
   EXPECT_NE(Builder::constant_value(r.value()[0]), nullptr);
 }
 
+TEST(ShapeOverflow, FoldedEmptyTensorsWithHugeDims) {
+  // Empty constants whose other dims are huge fold to empty results: the references must not
+  // build offset lists, plans or loops sized by those dims (bad_alloc or hours of looping).
+  Fixture t;
+  Value *e = t.b.constant(Tensor::from_f32s({}, {0, k2p40}));
+  auto folded = [&](const Result<std::vector<Value *>> &r, const Shape &dims) {
+    ASSERT_EQ(result_dims(r), dims);
+    EXPECT_NE(Builder::constant_value(r.value()[0]), nullptr);
+  };
+  folded(t.op("kiln.topk", {e, t.b.i64s({2})}, {}, 2), Shape{0, 2});
+  folded(t.op("kiln.softmax", {e}, {{"kind", std::string("softmax")}}), Shape{0, k2p40});
+  folded(t.op("kiln.cumulative", {e, t.b.scalar_i(DType::i64, 1)}, {{"kind", std::string("sum")}}),
+         Shape{0, k2p40});
+  folded(t.op("kiln.reduce", {e}, {{"kind", std::string("sum")}, {"keepdims", int64_t(0)}}),
+         Shape{});
+  Value *img = t.b.constant(Tensor::from_f32s({}, {0, 1, k2p40, 4}));
+  folded(t.op("kiln.max_pool", {img}, {{"kernel_shape", Ints{2, 2}}}),
+         Shape{0, 1, k2p40 - 1, 3});
+  // A zero dim empties the tensor even when the other dims' product does not fit int64.
+  Value *ee = t.b.constant(Tensor::from_f32s({}, {0, k2p62, 4}));
+  folded(t.op("kiln.reshape", {ee, t.b.i64s({-1, 4})}), Shape{0, 4});
+}
+
 TEST(ShapeOverflow, AttentionHiddenSize) {
   Fixture t;
   expect_overflow(t.op("kiln.attention",
