@@ -229,16 +229,24 @@ double source_coord(const AxisParams &P, double x, double scale, int64_t in, int
   return (x + 0.5) / scale - 0.5; // half_pixel
 }
 
+// A real coordinate as an integer, saturated far outside any axis: hostile roi values put
+// coordinates beyond int64 (or at NaN), and converting those is undefined. Callers clamp.
+int64_t index_of(double v) {
+  constexpr double kFar = 4611686018427387904.0; // 2^62
+  if (std::isnan(v)) return -1;
+  return static_cast<int64_t>(std::clamp(v, -kFar, kFar));
+}
+
 int64_t nearest_index(const std::string &nm, double x, double scale) {
   const double f = std::floor(x);
-  if (x == f) return static_cast<int64_t>(f);
+  if (x == f) return index_of(f);
   const double frac = x - f;
-  if (nm == "round_prefer_floor") return static_cast<int64_t>(frac <= 0.5 ? f : f + 1);
-  if (nm == "round_prefer_ceil") return static_cast<int64_t>(frac < 0.5 ? f : f + 1);
-  if (nm == "floor") return static_cast<int64_t>(f);
-  if (nm == "ceil") return static_cast<int64_t>(f + 1);
+  if (nm == "round_prefer_floor") return index_of(frac <= 0.5 ? f : f + 1);
+  if (nm == "round_prefer_ceil") return index_of(frac < 0.5 ? f : f + 1);
+  if (nm == "floor") return index_of(f);
+  if (nm == "ceil") return index_of(f + 1);
   // simple: truncation when upsampling, ceil when downsampling.
-  return static_cast<int64_t>(scale < 1 ? std::ceil(x) : std::trunc(x));
+  return index_of(scale < 1 ? std::ceil(x) : std::trunc(x));
 }
 
 double cubic_kernel(double x, double A) {
@@ -290,7 +298,7 @@ Taps axis_taps(const AxisParams &P, int64_t o, double scale, int64_t in, int64_t
   const double ratio = x - (c - 1); // in (0, 1]
   t.w = tap_weights(P, ratio, scale);
   const int64_t n = static_cast<int64_t>(t.w.size());
-  const int64_t base = static_cast<int64_t>(c) - n / 2;
+  const int64_t base = index_of(c) - n / 2;
   double sum = 0;
   for (int64_t k = 0; k < n; ++k) {
     int64_t i = base + k;

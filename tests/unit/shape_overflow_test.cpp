@@ -424,6 +424,25 @@ TEST(ShapeOverflow, ResizeHugeScale) {
   expect_overflow(t.op("kiln.resize", {t.param({1, 1, 4, 4}), roi, t.f32s({1, 1, 1e30f, 1})}));
 }
 
+TEST(ShapeOverflow, FoldedResizeWithExtremeRoi) {
+  // tf_crop_and_resize with a roi end of 1e30: coordinates far beyond int64 take the
+  // extrapolation value instead of being converted to indices (undefined).
+  Fixture t;
+  Value *x = t.b.constant(Tensor::from_f32s({1, 2, 3, 4}, {1, 1, 2, 2}));
+  Value *roi = t.b.constant(Tensor::from_f32s({0, 0, 0, 0, 1, 1, 1e30f, 1e30f}, {8}));
+  for (const char *mode : {"nearest", "linear"}) {
+    auto r = t.op("kiln.resize", {x, roi, nullptr, t.b.i64s({1, 1, 2, 2})},
+                  {{"mode", std::string(mode)},
+                   {"coordinate_transformation_mode", std::string("tf_crop_and_resize")},
+                   {"extrapolation_value", 7.0}});
+    ASSERT_EQ(result_dims(r), (Shape{1, 1, 2, 2}));
+    const Tensor *v = Builder::constant_value(r.value()[0]);
+    ASSERT_NE(v, nullptr);
+    EXPECT_EQ(v->get_f64(0), 1.0) << mode;
+    for (int64_t i = 1; i < 4; ++i) EXPECT_EQ(v->get_f64(i), 7.0) << mode;
+  }
+}
+
 TEST(ShapeOverflow, NegativeSizesAreRefused) {
   Fixture t;
   expect_error(t.op("kiln.affine_grid", {t.param({1, 2, 3}), t.b.i64s({1, 1, -4, 4})}),
