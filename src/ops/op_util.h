@@ -44,7 +44,7 @@ std::optional<int64_t> checked_numel(const Shape &dims);
 // The error shape functions give for an overflow: "<op>: <what> overflows int64".
 Status overflow_error(const Op &op, std::string_view what);
 
-// The most entries a shape-like list operand (a shape, axes, repeats, pads per axis) may
+// The most entries a shape-like list operand (a shape, axes, repeats, a crop shape) may
 // declare: its length becomes a rank, and a hostile declared length (2^62) must not size a
 // Shape.
 inline constexpr int64_t kMaxListRank = 1024;
