@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ir/graph.h"
+#include "support/text_cursor.h"
 
 #include <cstddef>
 #include <string>
@@ -51,9 +52,9 @@ struct Token {
   int line = 1, col = 1;
 };
 
-class Lexer {
+class Lexer : private TextCursor {
 public:
-  explicit Lexer(std::string_view src) : src_(src) {}
+  explicit Lexer(std::string_view src) : TextCursor(src) {}
   Token next();
   // Raw text between '<' and the matching '>' right at the current position (used for the
   // `2x?x3xf32` part of tensor types, which does not split into ordinary tokens). Returns
@@ -63,16 +64,9 @@ public:
   void position(int &line, int &col) const { line = line_, col = col_; }
 
 private:
-  char peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }
-  void advance();
-  void skip_space();
   Token lex_number(Token t);
   Token lex_string(Token t);
   Token lex_sigil(Token t, Tok kind);
-
-  std::string_view src_;
-  size_t pos_ = 0;
-  int line_ = 1, col_ = 1;
 };
 
 } // namespace kiln::text

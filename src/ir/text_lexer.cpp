@@ -7,15 +7,7 @@ namespace kiln::text {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
-bool is_ident_char(char c) { return is_alpha(c) || is_digit(c) || c == '.' || c == '$'; }
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+bool is_ident_char(char c) { return is_alpha_char(c) || is_digit_char(c) || c == '.' || c == '$'; }
 
 Token make_error(Token t, std::string msg) {
   t.kind = Tok::error;
@@ -25,56 +17,32 @@ Token make_error(Token t, std::string msg) {
 
 } // namespace
 
-void Lexer::advance() {
-  if (pos_ >= src_.size()) return;
-  if (src_[pos_] == '\n') {
-    ++line_;
-    col_ = 1;
-  } else {
-    ++col_;
-  }
-  ++pos_;
-}
-
-void Lexer::skip_space() {
-  for (;;) {
-    char c = peek();
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      advance();
-    } else if (c == '/' && peek(1) == '/') {
-      while (pos_ < src_.size() && peek() != '\n') advance();
-    } else {
-      return;
-    }
-  }
-}
-
 Token Lexer::lex_number(Token t) {
   size_t start = pos_;
   bool is_float_tok = false;
   if (peek() == '-') advance();
-  if (!is_digit(peek())) {
+  if (!is_digit_char(peek())) {
     // "-inf" / "-nan"
     size_t s = pos_;
-    while (is_alpha(peek())) advance();
+    while (is_alpha_char(peek())) advance();
     std::string_view word = src_.substr(s, pos_ - s);
     if (word != "inf" && word != "nan") return make_error(t, "expected a number after '-'");
     t.kind = Tok::floating;
     t.text = std::string(src_.substr(start, pos_ - start));
     return t;
   }
-  while (is_digit(peek())) advance();
-  if (peek() == '.' && is_digit(peek(1))) {
+  while (is_digit_char(peek())) advance();
+  if (peek() == '.' && is_digit_char(peek(1))) {
     is_float_tok = true;
     advance();
-    while (is_digit(peek())) advance();
+    while (is_digit_char(peek())) advance();
   }
   if ((peek() == 'e' || peek() == 'E') &&
-      (is_digit(peek(1)) || ((peek(1) == '+' || peek(1) == '-') && is_digit(peek(2))))) {
+      (is_digit_char(peek(1)) || ((peek(1) == '+' || peek(1) == '-') && is_digit_char(peek(2))))) {
     is_float_tok = true;
     advance();
     if (peek() == '+' || peek() == '-') advance();
-    while (is_digit(peek())) advance();
+    while (is_digit_char(peek())) advance();
   }
   t.kind = is_float_tok ? Tok::floating : Tok::integer;
   t.text = std::string(src_.substr(start, pos_ - start));
@@ -97,8 +65,8 @@ Token Lexer::lex_string(Token t) {
     if (e == '"' || e == '\\') s += e, advance();
     else if (e == 'n') s += '\n', advance();
     else if (e == 't') s += '\t', advance();
-    else if (hex_value(e) >= 0 && hex_value(peek(1)) >= 0) {
-      s += static_cast<char>(hex_value(e) * 16 + hex_value(peek(1)));
+    else if (hex_digit_value(e) >= 0 && hex_digit_value(peek(1)) >= 0) {
+      s += static_cast<char>(hex_digit_value(e) * 16 + hex_digit_value(peek(1)));
       advance();
       advance();
     } else {
@@ -120,9 +88,9 @@ Token Lexer::lex_sigil(Token t, Tok kind) {
     return s;
   }
   size_t start = pos_;
-  if (is_digit(peek()) && kind == Tok::value_id) {
-    while (is_digit(peek())) advance();
-  } else if (is_alpha(peek()) || (kind == Tok::block_id && is_digit(peek()))) {
+  if (is_digit_char(peek()) && kind == Tok::value_id) {
+    while (is_digit_char(peek())) advance();
+  } else if (is_alpha_char(peek()) || (kind == Tok::block_id && is_digit_char(peek()))) {
     while (is_ident_char(peek())) advance();
   } else {
     return make_error(t, fmt::format("expected a name after '{}'", sigil));
@@ -143,8 +111,8 @@ Token Lexer::next() {
   if (c == '@') return lex_sigil(t, Tok::func_id);
   if (c == '^') return lex_sigil(t, Tok::block_id);
   if (c == '"') return lex_string(t);
-  if (is_digit(c) || (c == '-' && peek(1) != '>')) return lex_number(t);
-  if (is_alpha(c)) {
+  if (is_digit_char(c) || (c == '-' && peek(1) != '>')) return lex_number(t);
+  if (is_alpha_char(c)) {
     size_t start = pos_;
     while (is_ident_char(peek())) advance();
     t.kind = Tok::ident;

@@ -5,17 +5,9 @@ namespace kiln::stablehlo_fe {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
-bool is_bare_char(char c) { return is_alpha(c) || is_digit(c) || c == '.' || c == '$'; }
+bool is_bare_char(char c) { return is_alpha_char(c) || is_digit_char(c) || c == '.' || c == '$'; }
 // Characters of %name, #name, ^name and !name after the sigil.
 bool is_suffix_char(char c) { return is_bare_char(c) || c == '-'; }
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 Token make_error(Token t, std::string msg) {
   t.kind = Tok::error;
@@ -43,7 +35,7 @@ bool decode_string(std::string_view body, std::string &out) {
       out.push_back('\t');
     } else {
       if (i + 1 >= body.size()) return false;
-      int hi = hex_value(e), lo = hex_value(body[i + 1]);
+      int hi = hex_digit_value(e), lo = hex_digit_value(body[i + 1]);
       if (hi < 0 || lo < 0) return false;
       out.push_back(static_cast<char>(hi * 16 + lo));
       ++i;
@@ -52,51 +44,27 @@ bool decode_string(std::string_view body, std::string &out) {
   return true;
 }
 
-void Lexer::advance() {
-  if (pos_ >= src_.size()) return;
-  if (src_[pos_] == '\n') {
-    ++line_;
-    col_ = 1;
-  } else {
-    ++col_;
-  }
-  ++pos_;
-}
-
-void Lexer::skip_space() {
-  for (;;) {
-    char c = peek();
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      advance();
-    } else if (c == '/' && peek(1) == '/') {
-      while (pos_ < src_.size() && peek() != '\n') advance();
-    } else {
-      return;
-    }
-  }
-}
-
 Token Lexer::lex_number(Token t) {
   size_t start = pos_;
-  if (peek() == '0' && peek(1) == 'x' && hex_value(peek(2)) >= 0) {
+  if (peek() == '0' && peek(1) == 'x' && hex_digit_value(peek(2)) >= 0) {
     advance();
     advance();
-    while (hex_value(peek()) >= 0) advance();
+    while (hex_digit_value(peek()) >= 0) advance();
     t.kind = Tok::integer;
     t.text = std::string(src_.substr(start, pos_ - start));
     return t;
   }
-  while (is_digit(peek())) advance();
+  while (is_digit_char(peek())) advance();
   t.kind = Tok::integer;
   if (peek() == '.') {
     t.kind = Tok::floating;
     advance();
-    while (is_digit(peek())) advance();
+    while (is_digit_char(peek())) advance();
     if ((peek() == 'e' || peek() == 'E') &&
-        (is_digit(peek(1)) || ((peek(1) == '+' || peek(1) == '-') && is_digit(peek(2))))) {
+        (is_digit_char(peek(1)) || ((peek(1) == '+' || peek(1) == '-') && is_digit_char(peek(2))))) {
       advance();
       if (peek() == '+' || peek() == '-') advance();
-      while (is_digit(peek())) advance();
+      while (is_digit_char(peek())) advance();
     }
   }
   t.text = std::string(src_.substr(start, pos_ - start));
@@ -130,16 +98,16 @@ Token Lexer::lex_sigil(Token t, Tok kind) {
     return s;
   }
   size_t start = pos_;
-  if (is_digit(peek())) {
-    while (is_digit(peek())) advance();
+  if (is_digit_char(peek())) {
+    while (is_digit_char(peek())) advance();
   } else {
     while (is_suffix_char(peek())) advance();
   }
   if (pos_ == start) return make_error(t, std::string("expected a name after '") + sigil + "'");
   // %0#1: a use of one result of a multi-result op.
-  if (kind == Tok::value_id && peek() == '#' && is_digit(peek(1))) {
+  if (kind == Tok::value_id && peek() == '#' && is_digit_char(peek(1))) {
     advance();
-    while (is_digit(peek())) advance();
+    while (is_digit_char(peek())) advance();
   }
   t.kind = kind;
   t.text = std::string(src_.substr(start, pos_ - start));
@@ -182,8 +150,8 @@ Token Lexer::next() {
   t.col = col_;
   if (pos_ >= src_.size()) return t;
   char c = peek();
-  if (is_digit(c)) return lex_number(t);
-  if (is_alpha(c)) {
+  if (is_digit_char(c)) return lex_number(t);
+  if (is_alpha_char(c)) {
     size_t start = pos_;
     while (is_bare_char(peek())) advance();
     t.kind = Tok::bare_id;

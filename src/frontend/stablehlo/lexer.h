@@ -3,6 +3,8 @@
 // the parser can drop them wherever they appear; `//` comments are skipped.
 #pragma once
 
+#include "support/text_cursor.h"
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -32,9 +34,9 @@ struct Token {
   int line = 1, col = 1;
 };
 
-class Lexer {
+class Lexer : private TextCursor {
 public:
-  explicit Lexer(std::string_view src) : src_(src) {}
+  explicit Lexer(std::string_view src) : TextCursor(src) {}
 
   Token next();
 
@@ -58,17 +60,10 @@ public:
   }
 
 private:
-  char peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }
-  void advance();
-  void skip_space();
   Token lex_number(Token t);
   Token lex_string(Token t);
   Token lex_sigil(Token t, Tok kind);
   Token lex_loc(Token t);
-
-  std::string_view src_;
-  size_t pos_ = 0;
-  int line_ = 1, col_ = 1;
 };
 
 // Decodes MLIR string escapes (\" \\ \n \t and \HH); false on a malformed escape.

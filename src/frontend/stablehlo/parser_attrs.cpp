@@ -18,20 +18,12 @@ namespace {
 
 constexpr int kMaxRank = 64;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // Magnitude of an integer token (decimal or 0x hex); false when it does not fit 64 bits.
 bool magnitude(std::string_view s, uint64_t &out) {
   out = 0;
   if (s.size() > 2 && s[0] == '0' && s[1] == 'x') {
     if (s.size() > 18) return false;
-    for (char c : s.substr(2)) out = out * 16 + static_cast<uint64_t>(hex_value(c));
+    for (char c : s.substr(2)) out = out * 16 + static_cast<uint64_t>(hex_digit_value(c));
     return true;
   }
   for (char c : s) {
@@ -115,14 +107,14 @@ Result<Type> Parser::type(bool allow_index) {
   size_t pos = 0;
   if (!body.empty() && body[0] == '*') return error_at(line, col, "unranked tensors are not supported");
   int64_t numel = 1;
-  while (pos < body.size() && (is_digit(body[pos]) || body[pos] == '?')) {
+  while (pos < body.size() && (is_digit_char(body[pos]) || body[pos] == '?')) {
     int dcol = col + static_cast<int>(pos);
     int64_t d = kDynamic;
     if (body[pos] == '?') {
       ++pos;
     } else {
       size_t start = pos;
-      while (pos < body.size() && is_digit(body[pos])) ++pos;
+      while (pos < body.size() && is_digit_char(body[pos])) ++pos;
       auto [end, ec] = std::from_chars(body.data() + start, body.data() + pos, d);
       if (ec != std::errc() || end != body.data() + pos)
         return error_at(line, dcol, fmt::format("dimension '{}' is too large",
@@ -288,7 +280,7 @@ std::string decode_hex(const std::string &text, std::string &out) {
   if (text.size() % 2) return "hex blob has an odd number of digits";
   out.resize((text.size() - 2) / 2);
   for (size_t i = 0; i < out.size(); ++i) {
-    int hi = hex_value(text[2 + 2 * i]), lo = hex_value(text[3 + 2 * i]);
+    int hi = hex_digit_value(text[2 + 2 * i]), lo = hex_digit_value(text[3 + 2 * i]);
     if (hi < 0 || lo < 0) return "invalid digit in hex blob";
     out[i] = static_cast<char>(hi * 16 + lo);
   }
