@@ -12,6 +12,7 @@
 #include "frontend/onnx/importer.h"
 #include "ir/builder.h"
 #include "ops/ops.h"
+#include "test_module.h"
 
 #include "kiln/kiln.h"
 
@@ -38,26 +39,8 @@ constexpr int kCalls = 200;   // per thread
 constexpr int kInputSets = 16; // distinct inputs; call c of thread t uses set (t + c) % 16
 constexpr std::byte kPoison{0xA5};
 
-// A module under construction: main(params...) -> results.
-struct TestModule {
-  Module m;
-  Graph *g;
-  Builder b;
-  TestModule() : g(nullptr), b(core_ops(), dummy) {
-    auto f = std::make_unique<Function>();
-    f->name = "main";
-    g = &f->body;
-    m.functions.push_back(std::move(f));
-    b.set_graph(*g);
-  }
-  Value *param(DType t, Shape s, std::string name) {
-    return g->add_param(TensorType{t, std::move(s), true}, std::move(name));
-  }
-  Value *op(std::string_view name, std::vector<Value *> in, AttrMap attrs = {}) {
-    auto r = b.create1(name, std::move(in), std::move(attrs));
-    EXPECT_TRUE(r.is_ok()) << r.status().message();
-    return r.is_ok() ? r.value() : nullptr;
-  }
+// The shared module builder (test_module.h) with random constant weights.
+struct TestModule : test::TestModule {
   Value *weights(Shape s, std::mt19937 &rng) {
     int64_t n = 1;
     for (int64_t d : s) n *= d;
@@ -66,7 +49,6 @@ struct TestModule {
     for (float &x : v) x = u(rng);
     return b.constant(Tensor::from_f32s(v, std::move(s)));
   }
-  Graph dummy;
 };
 
 // Two-layer perceptron with softmax and a row sum: several dispatches with intermediates in
