@@ -86,46 +86,57 @@ Result<Accumulation> accumulation(const Op &op, const std::string &kind, ScalarT
   return a;
 }
 
-// Reductions of at least kSplitMin elements per output run in two kernels: each invocation of
-// the first accumulates about kChunk elements (interleaved, so neighbouring invocations read
-// neighbouring addresses) into a scratch buffer of partials, the second combines each output's
-// partials. More parallelism on GPUs, and per-invocation loops stay short (llvmpipe stops loops
-// after 65,535 iterations in total).
+// Reductions of at least kSplitMin elements per output run as several kernels: each invocation
+// of a partial stage accumulates kChunk elements or fewer (interleaved, so neighbouring
+// invocations read neighbouring addresses) into a scratch buffer of partials; stages repeat
+// until fewer than kSplitMin partials per output remain, which a last kernel combines. More
+// parallelism on GPUs, less rounding error than one long sum, and per-invocation loops stay
+// short (llvmpipe stops loops after 65,535 iterations in total).
 constexpr int64_t kSplitMin = 8192;
-constexpr int64_t kChunk = 1024;
+constexpr int64_t kChunk = 256;
 
 Status lower_split_reduce(LowerCtx &c, const Op &op, const AxisSplit &s, const Accumulation &a,
                           ScalarType at) {
   const Value *xv = op.operands[0];
   const std::string kind = op.attr_str("kind", "");
-  const int64_t n = s.inner();
-  const int64_t parts = (n + kChunk - 1) / kChunk;
-  const int64_t chunk = (n + parts - 1) / parts; // parts * chunk >= n, less than parts over
-  const int partials = c.new_scratch(static_cast<uint64_t>(s.outer() * parts) *
-                                     static_cast<uint64_t>(storage_bytes(at)));
-  {
+  const int64_t outer = s.outer();
+  int64_t n = s.inner(); // elements (then partials) per output
+  int src = -1;          // the scratch buffer of partials ([outer, n]); -1: the operand
+  while (n >= kSplitMin) {
+    const int64_t parts = (n + kChunk - 1) / kChunk;
+    const int64_t chunk = (n + parts - 1) / parts; // parts * chunk >= n, less than parts over
+    const int dst = c.new_scratch(static_cast<uint64_t>(outer * parts) *
+                                  static_cast<uint64_t>(storage_bytes(at)));
     GridKernel g(c, op, "reduce_" + kind + "_partial");
-    KILN_ASSIGN(BufferVar X, g.in(xv));
-    BufferVar P = g.scratch(partials, at, true);
-    KILN_TRY(g.finish(s.outer() * parts, [&](Expr i) -> Result<Stmt> {
+    BufferVar in;
+    if (src < 0) {
+      KILN_ASSIGN(in, g.in(xv));
+    } else {
+      in = g.scratch(src, at, false);
+    }
+    BufferVar out = g.scratch(dst, at, true);
+    KILN_TRY(g.finish(outer * parts, [&](Expr i) -> Result<Stmt> {
       Expr o = var(g.fresh("o"), ScalarType::i32), p = var(g.fresh("p"), ScalarType::i32);
       Expr base = var(g.fresh("base"), ScalarType::i32), acc = var(g.fresh("acc"), at);
       Expr j = var(g.fresh("j"), ScalarType::i32), r = var(g.fresh("r"), ScalarType::i32);
-      Stmt step = assign(acc, a.combine(acc, a.term(cast(at, load(X, base + s.red_offset(r))))));
+      Expr x = src < 0 ? a.term(cast(at, load(in, base + s.red_offset(r)))) : load(in, base + r);
+      Stmt step = assign(acc, a.combine(acc, x));
       if (parts * chunk != n) step = if_then(r < n, step);
       Stmt loop = for_loop(j, i32(0), i32(chunk), let(r, p + j * parts, step));
       return let(o, i / parts,
                  let(p, i % parts,
-                     let(base, s.kept_offset(o),
-                         block({declare_var(acc, a.init), loop, store(P, i, acc)}))));
+                     let(base, src < 0 ? s.kept_offset(o) : o * n,
+                         block({declare_var(acc, a.init), loop, store(out, i, acc)}))));
     }));
+    src = dst;
+    n = parts;
   }
   GridKernel g(c, op, "reduce_" + kind);
-  BufferVar P = g.scratch(partials, at, false);
+  BufferVar in = g.scratch(src, at, false);
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
-  return g.finish(s.outer(), [&](Expr o) -> Result<Stmt> {
+  return g.finish(outer, [&](Expr o) -> Result<Stmt> {
     Expr acc = var(g.fresh("acc"), at), j = var(g.fresh("j"), ScalarType::i32);
-    Stmt loop = for_loop(j, i32(0), i32(parts), assign(acc, a.combine(acc, load(P, o * parts + j))));
+    Stmt loop = for_loop(j, i32(0), i32(n), assign(acc, a.combine(acc, load(in, o * n + j))));
     return block({declare_var(acc, a.init), loop, store(Y, o, cast(Y.elem, a.finish(acc)))});
   });
 }

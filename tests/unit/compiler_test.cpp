@@ -511,7 +511,7 @@ TEST(CompilerE2E, MaxMinReductionsPropagateNaN) {
   expect_matches_reference(t.m, {in});
 }
 
-// Reductions of 8192 or more elements per output run as two kernels (partials, then their
+// Reductions of 8192 or more elements per output run as several kernels (partials, then their
 // combination): strided and contiguous reduced axes, a count that does not divide into the
 // chunks, f16 and integer inputs, NaN propagation, and products near 1.
 TEST(CompilerE2E, LargeReductionsSplitAcrossInvocations) {
@@ -522,6 +522,7 @@ TEST(CompilerE2E, LargeReductionsSplitAcrossInvocations) {
   Value *n = t.param(DType::i32, {2, 9001}, "n");
   Value *near1 = t.param(DType::f32, {12000}, "near1");
   Value *nan = t.param(DType::f32, {2, 9000}, "nan");
+  Value *huge = t.param(DType::f32, {(int64_t{1} << 21) + 3}, "huge"); // two partial stages
   std::vector<Value *> outs;
   auto reduce = [&](Value *v, std::vector<int64_t> axes, const char *kind) {
     outs.push_back(t.op("kiln.reduce", {v, t.b.i64s(axes)},
@@ -538,6 +539,7 @@ TEST(CompilerE2E, LargeReductionsSplitAcrossInvocations) {
   reduce(near1, {0}, "prod");
   reduce(nan, {1}, "max");
   reduce(nan, {1}, "min");
+  reduce(huge, {0}, "sum");
   t.g->results = outs;
   std::mt19937 rng(11);
   std::vector<Tensor> in;
@@ -549,9 +551,11 @@ TEST(CompilerE2E, LargeReductionsSplitAcrossInvocations) {
   pn.set_f64(4321, NAN); // row 0 only: NaN for max and min; row 1 stays finite
   in.push_back(p1);
   in.push_back(pn);
+  in.push_back(random_tensor(huge->type, rng));
   CompileStats st;
   ASSERT_TRUE(compile_to_artifact(t.m, lavapipe(), {}, &st).is_ok());
-  EXPECT_EQ(st.dispatches, 2 * static_cast<int>(outs.size()) - 1); // log_sum_exp: one kernel
+  // Two kernels per reduction, log_sum_exp one, the 2M-element sum three.
+  EXPECT_EQ(st.dispatches, 2 * static_cast<int>(outs.size()));
   expect_matches_reference(t.m, in);
 }
 
