@@ -5,6 +5,7 @@
 #include "frontend/onnx/importer.h"
 #include "ir/builder.h"
 #include "ops/ops.h"
+#include "test_module.h"
 
 #include "kiln/artifact/kiln_generated.h"
 
@@ -20,28 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A module under construction: main(params...) -> results.
-struct TestModule {
-  Module m;
-  Graph *g;
-  Builder b;
-  TestModule() : g(nullptr), b(core_ops(), dummy) {
-    auto f = std::make_unique<Function>();
-    f->name = "main";
-    g = &f->body;
-    m.functions.push_back(std::move(f));
-    b.set_graph(*g);
-  }
-  Value *param(DType t, Shape s, std::string name) {
-    return g->add_param(TensorType{t, std::move(s), true}, std::move(name));
-  }
-  Value *op(std::string_view name, std::vector<Value *> in, AttrMap attrs = {}) {
-    auto r = b.create1(name, std::move(in), std::move(attrs));
-    EXPECT_TRUE(r.is_ok()) << r.status().message();
-    return r.is_ok() ? r.value() : nullptr;
-  }
-  Graph dummy;
-};
+using test::TestModule;
 
 const kir::TargetDesc &lavapipe() {
   const kir::TargetDesc *t = kir::find_target("vulkan-lavapipe");
