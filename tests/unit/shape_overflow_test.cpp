@@ -4,6 +4,7 @@
 // any overflow left in a shape function traps here.
 #include "ir/builder.h"
 #include "ops/ops.h"
+#include "test_module.h"
 
 #include <gtest/gtest.h>
 #include <limits>
@@ -18,19 +19,9 @@ constexpr int64_t k2p40 = int64_t(1) << 40;
 
 using Ints = std::vector<int64_t>;
 
-// main(params...) under construction; ops are created through the builder, which runs the
-// op's verifier and shape function.
-struct Fixture {
-  Module m;
-  Graph *g;
-  Builder b;
-  Fixture() : g(nullptr), b(core_ops(), dummy) {
-    auto f = std::make_unique<Function>();
-    f->name = "main";
-    g = &f->body;
-    m.functions.push_back(std::move(f));
-    b.set_graph(*g);
-  }
+// main(params...) under construction (test_module.h); op() returns the builder's result, so a
+// test can check how an op is refused.
+struct Fixture : test::ModuleBuilder {
   Value *param(Shape s, DType t = DType::f32) {
     return g->add_param(TensorType{t, std::move(s), true}, "p" + std::to_string(n++));
   }
@@ -42,7 +33,6 @@ struct Fixture {
                                   AttrMap attrs = {}, int results = 1) {
     return b.create(name, std::move(in), std::move(attrs), results);
   }
-  Graph dummy;
   int n = 0;
 };
 

@@ -1,6 +1,6 @@
-// A graph-IR module under construction for unit tests (compiler_test.cpp, concurrency_test.cpp):
-// main(params...) -> results, with ops created through the builder, which runs each op's
-// verifier and shape function; a refused op is a test failure.
+// Graph-IR modules under construction for unit tests (compiler_test.cpp, concurrency_test.cpp,
+// shape_overflow_test.cpp): main(params...) -> results, with ops created through the builder,
+// which runs each op's verifier and shape function. TestModule makes a refused op a test failure.
 #pragma once
 
 #include "ir/builder.h"
@@ -15,18 +15,23 @@
 
 namespace kiln::test {
 
-// A module under construction: main(params...) -> results.
-struct TestModule {
+// main(params...) -> results with an empty body; ops are created through the builder `b`.
+struct ModuleBuilder {
   Module m;
   Graph *g;
   Builder b;
-  TestModule() : g(nullptr), b(core_ops(), dummy) {
+  ModuleBuilder() : g(nullptr), b(core_ops(), dummy) {
     auto f = std::make_unique<Function>();
     f->name = "main";
     g = &f->body;
     m.functions.push_back(std::move(f));
     b.set_graph(*g);
   }
+  Graph dummy;
+};
+
+// A module under construction: main(params...) -> results.
+struct TestModule : ModuleBuilder {
   Value *param(DType t, Shape s, std::string name) {
     return g->add_param(TensorType{t, std::move(s), true}, std::move(name));
   }
@@ -35,7 +40,6 @@ struct TestModule {
     EXPECT_TRUE(r.is_ok()) << r.status().message();
     return r.is_ok() ? r.value() : nullptr;
   }
-  Graph dummy;
 };
 
 } // namespace kiln::test
