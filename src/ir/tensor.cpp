@@ -2,6 +2,7 @@
 
 #include "support/half.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
@@ -11,6 +12,8 @@ namespace kiln {
 
 int64_t shape_numel(const Shape &shape) {
   // Saturates at INT64_MAX instead of overflowing: a hostile shape then fails the size limits.
+  // A zero dimension makes it empty whatever the others are.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (int64_t d : shape)
     if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
@@ -40,10 +43,12 @@ Tensor::Tensor(DType dtype, Shape shape)
 }
 
 Result<Tensor> Tensor::allocate(DType dtype, Shape shape, int64_t max_bytes) {
+  for (int64_t d : shape)
+    if (d < 0) return Status::error(fmt::format("negative dimension {} in shape", d));
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return Tensor(dtype, std::move(shape));
   int64_t n = 1;
   for (int64_t d : shape) {
-    if (d < 0) return Status::error(fmt::format("negative dimension {} in shape", d));
-    if (d != 0 && n > max_bytes / d)
+    if (n > max_bytes / d)
       return Status::error(fmt::format("tensor of shape [{}] is too large", shape_str(shape)));
     n *= d;
   }

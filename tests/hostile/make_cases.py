@@ -370,6 +370,14 @@ def write_models(out):
         [vi('x', shape=(1,))], [vi('y', shape=(1,))],
         [helper.make_tensor('s', I64, [1], [34 << 20]), helper.make_tensor('b', I64, [1], [5]),
          helper.make_tensor('f', I64, [1], [6])], opset=13))
+    # Scan with two scan inputs but one scan_input_axes entry.
+    body = helper.make_graph(
+        [helper.make_node('Add', ['a', 'b'], ['c'])], 'body',
+        [vi('a', shape=()), vi('b', shape=())], [vi('c', shape=())])
+    save(out, 'scan_short_axes.onnx', model(
+        [helper.make_node('Scan', ['x', 'x'], ['y'], name='scan', body=body, num_scan_inputs=2,
+                          scan_input_axes=[0])],
+        [vi('x')], [vi('y')]))
 
     write_external(out)
 

@@ -2,6 +2,7 @@
 #include "support/half.h"
 
 #include <cmath>
+#include <limits>
 #include <gtest/gtest.h>
 
 namespace kiln {
@@ -28,6 +29,21 @@ TEST(Tensor, CastAndAccess) {
   Tensor b = t.cast(DType::boolean);
   EXPECT_EQ(b.get_i64(2), 1);
   EXPECT_FALSE(Tensor::allocate(DType::f32, {int64_t(1) << 40, int64_t(1) << 40}).is_ok());
+}
+
+// Element counts saturate instead of overflowing, and a zero dimension makes a tensor empty
+// however large the other dimensions are (before or after the zero).
+TEST(Tensor, ElementCountsOfHugeAndEmptyShapes) {
+  const int64_t big = int64_t(1) << 40;
+  EXPECT_EQ(shape_numel({big, big}), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(shape_numel({big, big, 0}), 0);
+  EXPECT_EQ(shape_numel({0, big, big}), 0);
+  EXPECT_EQ(shape_numel({3, 4}), 12);
+  auto empty = Tensor::allocate(DType::f32, {big, big, 0});
+  ASSERT_TRUE(empty.is_ok()) << empty.status().message();
+  EXPECT_EQ(empty->numel(), 0);
+  EXPECT_EQ(empty->nbytes(), 0u);
+  EXPECT_FALSE(Tensor::allocate(DType::f32, {big, -1, 0}).is_ok()); // negative still refused
 }
 
 } // namespace kiln

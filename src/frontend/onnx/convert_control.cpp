@@ -51,13 +51,15 @@ Result<std::vector<Value *>> convert_scan(NodeCtx &c) {
   int64_t n = static_cast<int64_t>(c.in.size()) - m;
   if (m < 1 || n < 0) return c.error("bad num_scan_inputs");
   auto axes = c.attr_ints("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(m), 0));
+  if (axes.size() != static_cast<size_t>(m))
+    return c.error(fmt::format("scan_input_axes has {} entries for {} scan inputs", axes.size(), m));
   std::vector<TensorType> hints;
   for (int64_t i = 0; i < static_cast<int64_t>(c.in.size()); ++i) {
     if (!c.in[i]) return c.error("Scan inputs cannot be omitted");
     TensorType t = c.in[i]->type;
     if (i >= n) {
       if (!t.ranked) return c.error("scan inputs must have a known rank");
-      int64_t ax = axes.at(static_cast<size_t>(i - n));
+      int64_t ax = axes[static_cast<size_t>(i - n)];
       if (ax < 0) ax += t.rank();
       if (ax < 0 || ax >= t.rank()) return c.error("scan_input_axes out of range");
       t.dims.erase(t.dims.begin() + ax);
