@@ -11,31 +11,6 @@ namespace kiln {
 
 namespace reduce_detail {
 
-int64_t int_lowest(DType t) {
-  switch (t) {
-  case DType::i8: return std::numeric_limits<int8_t>::min();
-  case DType::i16: return std::numeric_limits<int16_t>::min();
-  case DType::i32: return std::numeric_limits<int32_t>::min();
-  case DType::i64: return std::numeric_limits<int64_t>::min();
-  default: return 0; // unsigned and bool
-  }
-}
-
-int64_t int_highest(DType t) {
-  switch (t) {
-  case DType::i8: return std::numeric_limits<int8_t>::max();
-  case DType::u8: return std::numeric_limits<uint8_t>::max();
-  case DType::i16: return std::numeric_limits<int16_t>::max();
-  case DType::u16: return std::numeric_limits<uint16_t>::max();
-  case DType::i32: return std::numeric_limits<int32_t>::max();
-  case DType::u32: return std::numeric_limits<uint32_t>::max();
-  case DType::i64: return std::numeric_limits<int64_t>::max();
-  case DType::u64: return -1; // all bits set
-  case DType::boolean: return 1;
-  default: return 0;
-  }
-}
-
 Result<int64_t> scalar_int_operand(const Op &op, const Tensor &t, const char *what) {
   if (!is_integer(t.dtype()))
     return Status::error(fmt::format("{}: {} must be an integer tensor, got {}", op.describe(),

@@ -63,9 +63,6 @@ inline Shape reduced_shape(const Shape &shape, const std::vector<int64_t> &axes,
   return out;
 }
 
-// Lowest / highest value of an integer or bool dtype, as int64 (u64 max by bit pattern).
-int64_t int_lowest(DType t);
-int64_t int_highest(DType t);
 // a < b for integer values of dtype t held as int64 (u64 compared unsigned).
 inline bool int_less(DType t, int64_t a, int64_t b) {
   if (t == DType::u64) return static_cast<uint64_t>(a) < static_cast<uint64_t>(b);

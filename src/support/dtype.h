@@ -46,5 +46,9 @@ inline bool is_signed_int(DType t) {
 inline bool is_unsigned_int(DType t) {
   return t == DType::u8 || t == DType::u16 || t == DType::u32 || t == DType::u64;
 }
+// Lowest / highest value of an integer or bool dtype, as int64 (u64's highest by bit pattern,
+// -1); 0 for float dtypes.
+int64_t int_lowest(DType t);
+int64_t int_highest(DType t);
 
 } // namespace kiln

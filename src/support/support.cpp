@@ -3,12 +3,38 @@
 #include "support/status.h"
 
 #include <cmath>
+#include <limits>
 
 namespace kiln {
 
 void assert_fail(const char *expr, const char *file, int line, const char *msg) {
   std::fprintf(stderr, "kiln internal error: %s (%s) at %s:%d\n", msg, expr, file, line);
   std::abort();
+}
+
+int64_t int_lowest(DType t) {
+  switch (t) {
+  case DType::i8: return std::numeric_limits<int8_t>::min();
+  case DType::i16: return std::numeric_limits<int16_t>::min();
+  case DType::i32: return std::numeric_limits<int32_t>::min();
+  case DType::i64: return std::numeric_limits<int64_t>::min();
+  default: return 0; // unsigned, bool and float
+  }
+}
+
+int64_t int_highest(DType t) {
+  switch (t) {
+  case DType::i8: return std::numeric_limits<int8_t>::max();
+  case DType::u8: return std::numeric_limits<uint8_t>::max();
+  case DType::i16: return std::numeric_limits<int16_t>::max();
+  case DType::u16: return std::numeric_limits<uint16_t>::max();
+  case DType::i32: return std::numeric_limits<int32_t>::max();
+  case DType::u32: return std::numeric_limits<uint32_t>::max();
+  case DType::i64: return std::numeric_limits<int64_t>::max();
+  case DType::u64: return -1; // all bits set
+  case DType::boolean: return 1;
+  default: return 0;
+  }
 }
 
 size_t dtype_size(DType t) {

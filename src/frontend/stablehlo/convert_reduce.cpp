@@ -39,30 +39,6 @@ Result<Combiner> combiner(OpCtx &c, const std::string &op, DType t) {
   return c.error(fmt::format("reduction with {} on {} is not supported", op, dtype_name(t)));
 }
 
-int64_t int_lowest(DType t) {
-  switch (t) {
-  case DType::i8: return std::numeric_limits<int8_t>::min();
-  case DType::i16: return std::numeric_limits<int16_t>::min();
-  case DType::i32: return std::numeric_limits<int32_t>::min();
-  case DType::i64: return std::numeric_limits<int64_t>::min();
-  default: return 0;
-  }
-}
-
-int64_t int_highest(DType t) {
-  switch (t) {
-  case DType::i8: return std::numeric_limits<int8_t>::max();
-  case DType::u8: return std::numeric_limits<uint8_t>::max();
-  case DType::i16: return std::numeric_limits<int16_t>::max();
-  case DType::u16: return std::numeric_limits<uint16_t>::max();
-  case DType::i32: return std::numeric_limits<int32_t>::max();
-  case DType::u32: return std::numeric_limits<uint32_t>::max();
-  case DType::i64: return std::numeric_limits<int64_t>::max();
-  case DType::u64: return -1; // all bits
-  default: return 1;
-  }
-}
-
 // Whether `init` is a constant equal to the identity of `kind`.
 bool is_identity(const std::string &kind, Value *init) {
   const Tensor *t = Builder::constant_value(init);
