@@ -1,5 +1,6 @@
 // kiln.reduce (one invocation per output element, a loop over the reduced elements) and
-// kiln.softmax / log_softmax (one invocation per row: max, sum of exp, write).
+// kiln.softmax / log_softmax (one invocation per row: max, sum of exp, write); reductions and
+// rows of kSplitMin or more elements are split across invocations in partial stages.
 #include "compiler/lower.h"
 
 #include <fmt/format.h>
@@ -95,50 +96,174 @@ Result<Accumulation> accumulation(const Op &op, const std::string &kind, ScalarT
 constexpr int64_t kSplitMin = 8192;
 constexpr int64_t kChunk = 256;
 
-Status lower_split_reduce(LowerCtx &c, const Op &op, const AxisSplit &s, const Accumulation &a,
-                          ScalarType at) {
-  const Value *xv = op.operands[0];
-  const std::string kind = op.attr_str("kind", "");
-  const int64_t outer = s.outer();
-  int64_t n = s.inner(); // elements (then partials) per output
-  int src = -1;          // the scratch buffer of partials ([outer, n]); -1: the operand
-  while (n >= kSplitMin) {
+// What the first partial stage reads: base(o) is computed once per output (let-bound) and
+// value(base, o, r) is element r of output o, after the accumulation's term.
+struct StageInput {
+  std::function<Expr(Expr)> base;
+  std::function<Expr(Expr, Expr, Expr)> value;
+};
+// Binds the first stage's buffers to its kernel.
+using BindInput = std::function<Result<StageInput>(GridKernel &)>;
+
+int scratch_of(LowerCtx &c, int64_t count, ScalarType t) {
+  return c.new_scratch(static_cast<uint64_t>(count) * static_cast<uint64_t>(storage_bytes(t)));
+}
+
+// Partial stages over `n` >= kSplitMin elements per output until fewer than kSplitMin partials
+// per output remain. Returns the scratch buffer holding [outer, n] partials (n updated).
+Result<int> partial_stages(LowerCtx &c, const Op &op, const std::string &name, int64_t outer,
+                           int64_t &n, const Accumulation &a, ScalarType at,
+                           const BindInput &first) {
+  int src = -1; // the scratch buffer of partials; -1: the first stage's input
+  while (src < 0 || n >= kSplitMin) {
     const int64_t parts = (n + kChunk - 1) / kChunk;
     const int64_t chunk = (n + parts - 1) / parts; // parts * chunk >= n, less than parts over
-    const int dst = c.new_scratch(static_cast<uint64_t>(outer * parts) *
-                                  static_cast<uint64_t>(storage_bytes(at)));
-    GridKernel g(c, op, "reduce_" + kind + "_partial");
-    BufferVar in;
+    const int dst = scratch_of(c, outer * parts, at);
+    GridKernel g(c, op, name + "_partial");
+    StageInput in;
     if (src < 0) {
-      KILN_ASSIGN(in, g.in(xv));
+      KILN_ASSIGN(in, first(g));
     } else {
-      in = g.scratch(src, at, false);
+      BufferVar prev = g.scratch(src, at, false);
+      const int64_t m = n;
+      in.base = [m](Expr o) { return o * m; };
+      in.value = [prev](Expr base, Expr, Expr r) { return load(prev, base + r); };
     }
     BufferVar out = g.scratch(dst, at, true);
     KILN_TRY(g.finish(outer * parts, [&](Expr i) -> Result<Stmt> {
       Expr o = var(g.fresh("o"), ScalarType::i32), p = var(g.fresh("p"), ScalarType::i32);
       Expr base = var(g.fresh("base"), ScalarType::i32), acc = var(g.fresh("acc"), at);
       Expr j = var(g.fresh("j"), ScalarType::i32), r = var(g.fresh("r"), ScalarType::i32);
-      Expr x = src < 0 ? a.term(cast(at, load(in, base + s.red_offset(r)))) : load(in, base + r);
-      Stmt step = assign(acc, a.combine(acc, x));
+      Stmt step = assign(acc, a.combine(acc, in.value(base, o, r)));
       if (parts * chunk != n) step = if_then(r < n, step);
       Stmt loop = for_loop(j, i32(0), i32(chunk), let(r, p + j * parts, step));
       return let(o, i / parts,
                  let(p, i % parts,
-                     let(base, src < 0 ? s.kept_offset(o) : o * n,
+                     let(base, in.base(o),
                          block({declare_var(acc, a.init), loop, store(out, i, acc)}))));
     }));
     src = dst;
     n = parts;
   }
-  GridKernel g(c, op, "reduce_" + kind);
+  return src;
+}
+
+// One invocation per output combining its `n` partials in scratch buffer `src`; write(g, o, v)
+// binds what it needs and stores v, the finished value of output o.
+using WriteFn = std::function<Result<Stmt>(GridKernel &, Expr, Expr)>;
+Status combine_partials(LowerCtx &c, const Op &op, const std::string &name, int64_t outer,
+                        int64_t n, int src, const Accumulation &a, ScalarType at,
+                        const WriteFn &write) {
+  GridKernel g(c, op, name);
   BufferVar in = g.scratch(src, at, false);
-  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
   return g.finish(outer, [&](Expr o) -> Result<Stmt> {
     Expr acc = var(g.fresh("acc"), at), j = var(g.fresh("j"), ScalarType::i32);
     Stmt loop = for_loop(j, i32(0), i32(n), assign(acc, a.combine(acc, load(in, o * n + j))));
-    return block({declare_var(acc, a.init), loop, store(Y, o, cast(Y.elem, a.finish(acc)))});
+    KILN_ASSIGN(Stmt w, write(g, o, a.finish(acc)));
+    return block({declare_var(acc, a.init), loop, w});
   });
+}
+
+// A term of element value v of output o.
+using TermFn = std::function<Expr(Expr, Expr)>;
+
+// The reduction of each output's elements of `x` (split as `s`) to a new scratch buffer of
+// [outer] finished values; term_of(g) binds what the term needs and returns it.
+Result<int> split_to_scratch(LowerCtx &c, const Op &op, const std::string &name,
+                             const AxisSplit &s, const Value *x, const Accumulation &a,
+                             ScalarType at,
+                             const std::function<Result<TermFn>(GridKernel &)> &term_of) {
+  int64_t n = s.inner();
+  KILN_ASSIGN(const int src,
+              partial_stages(c, op, name, s.outer(), n, a, at, [&](GridKernel &g) -> Result<StageInput> {
+                KILN_ASSIGN(BufferVar X, g.in(x));
+                KILN_ASSIGN(auto term, term_of(g));
+                return StageInput{[&s](Expr o) { return s.kept_offset(o); },
+                                  [X, &s, at, term](Expr base, Expr o, Expr r) {
+                                    return term(cast(at, load(X, base + s.red_offset(r))), o);
+                                  }};
+              }));
+  const int dst = scratch_of(c, s.outer(), at);
+  KILN_TRY(combine_partials(c, op, name, s.outer(), n, src, a, at,
+                            [&](GridKernel &g, Expr o, Expr v) -> Result<Stmt> {
+                              return store(g.scratch(dst, at, true), o, v);
+                            }));
+  return dst;
+}
+
+// Max of each output's elements ignoring NaN (as the one-kernel softmax and log-sum-exp), to a
+// scratch buffer of [outer] values.
+Result<int> split_max(LowerCtx &c, const Op &op, const std::string &name, const AxisSplit &s,
+                      const Value *x, ScalarType at) {
+  KILN_ASSIGN(Accumulation mx, accumulation(op, "max", at, false, s.inner()));
+  return split_to_scratch(c, op, name + "_max", s, x, mx, at, [](GridKernel &) -> Result<TermFn> {
+    return TermFn([](Expr v, Expr) { return v; });
+  });
+}
+
+// Sum over each output's elements of exp(x - m[o]), m the scratch buffer `m`.
+Result<int> split_sum_exp(LowerCtx &c, const Op &op, const std::string &name, const AxisSplit &s,
+                          const Value *x, ScalarType at, int m) {
+  KILN_ASSIGN(Accumulation sum, accumulation(op, "sum", at, false, s.inner()));
+  return split_to_scratch(c, op, name + "_sum_exp", s, x, sum, at,
+                          [&](GridKernel &g) -> Result<TermFn> {
+                            BufferVar M = g.scratch(m, at, false);
+                            return TermFn([M](Expr v, Expr o) {
+                              return call(Intrinsic::exp, {v - load(M, o)});
+                            });
+                          });
+}
+
+Expr finite_or_zero(Expr m) {
+  return select(call(Intrinsic::isinf, {m}), make_const(m.type(), 0), m);
+}
+
+Status lower_split_reduce(LowerCtx &c, const Op &op, const AxisSplit &s, const Accumulation &a,
+                          ScalarType at) {
+  const Value *xv = op.operands[0];
+  const std::string name = "reduce_" + op.attr_str("kind", "");
+  int64_t n = s.inner();
+  KILN_ASSIGN(const int src,
+              partial_stages(c, op, name, s.outer(), n, a, at, [&](GridKernel &g) -> Result<StageInput> {
+                KILN_ASSIGN(BufferVar X, g.in(xv));
+                return StageInput{[&s](Expr o) { return s.kept_offset(o); },
+                                  [X, &s, &a, at](Expr base, Expr, Expr r) {
+                                    return a.term(cast(at, load(X, base + s.red_offset(r))));
+                                  }};
+              }));
+  return combine_partials(c, op, name, s.outer(), n, src, a, at,
+                          [&](GridKernel &g, Expr o, Expr v) -> Result<Stmt> {
+                            KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+                            return store(Y, o, cast(Y.elem, v));
+                          });
+}
+
+// log(sum(exp(x - m))) + m with m the row's max (0 when infinite), as max, sum-of-exp and a
+// combining kernel that writes the result.
+Status lower_split_log_sum_exp(LowerCtx &c, const Op &op, const AxisSplit &s, ScalarType at) {
+  const Value *xv = op.operands[0];
+  KILN_ASSIGN(const int m, split_max(c, op, "reduce_log_sum_exp", s, xv, at));
+  KILN_ASSIGN(Accumulation sum, accumulation(op, "sum", at, false, s.inner()));
+  int64_t n = s.inner();
+  KILN_ASSIGN(const int src,
+              partial_stages(c, op, "reduce_log_sum_exp", s.outer(), n, sum, at,
+                             [&](GridKernel &g) -> Result<StageInput> {
+                               KILN_ASSIGN(BufferVar X, g.in(xv));
+                               BufferVar M = g.scratch(m, at, false);
+                               return StageInput{
+                                   [&s](Expr o) { return s.kept_offset(o); },
+                                   [X, M, &s, at](Expr base, Expr o, Expr r) {
+                                     Expr v = cast(at, load(X, base + s.red_offset(r)));
+                                     return call(Intrinsic::exp, {v - finite_or_zero(load(M, o))});
+                                   }};
+                             }));
+  return combine_partials(c, op, "reduce_log_sum_exp", s.outer(), n, src, sum, at,
+                          [&](GridKernel &g, Expr o, Expr v) -> Result<Stmt> {
+                            BufferVar M = g.scratch(m, at, false);
+                            KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+                            Expr r = call(Intrinsic::log, {v}) + finite_or_zero(load(M, o));
+                            return store(Y, o, cast(Y.elem, r));
+                          });
 }
 
 Status lower_reduce(LowerCtx &c, const Op &op) {
@@ -171,7 +296,9 @@ Status lower_reduce(LowerCtx &c, const Op &op) {
   KILN_ASSIGN(const ScalarType xt, scalar_type(op, dt));
   const ScalarType at = xt == ScalarType::f16 ? ScalarType::f32 : xt;
   Accumulation a;
-  if (kind != "log_sum_exp") {
+  if (kind == "log_sum_exp") {
+    if (s.inner() >= kSplitMin) return lower_split_log_sum_exp(c, op, s, at);
+  } else {
     KILN_ASSIGN(a, accumulation(op, kind, at, is_float(dt), s.inner()));
     if (s.inner() >= kSplitMin) return lower_split_reduce(c, op, s, a, at);
   }
@@ -187,7 +314,7 @@ Status lower_reduce(LowerCtx &c, const Op &op) {
       return for_loop(r, i32(0), i32(s.inner()), f(cast(at, load(X, base + s.red_offset(r)))));
     };
     if (kind == "log_sum_exp") {
-      Expr safe_m = select(call(Intrinsic::isinf, {mx}), make_const(at, 0), mx);
+      Expr safe_m = finite_or_zero(mx);
       return let(base, s.kept_offset(o),
                  block({declare_var(mx, lowest_value(at)),
                         over([&](Expr x) { return assign(mx, select(x > mx, x, mx)); }),
@@ -204,6 +331,37 @@ Status lower_reduce(LowerCtx &c, const Op &op) {
   });
 }
 
+// Rows of kSplitMin or more elements: the row max and the sum of exp(x - max) as split
+// reductions, then one invocation per kChunk (interleaved) elements of a row writing them.
+Status lower_split_softmax(LowerCtx &c, const Op &op, const AxisSplit &s, ScalarType at,
+                           bool log) {
+  const Value *xv = op.operands[0];
+  const std::string name = log ? "log_softmax" : "softmax";
+  KILN_ASSIGN(const int m, split_max(c, op, name, s, xv, at));
+  KILN_ASSIGN(const int sum, split_sum_exp(c, op, name, s, xv, at, m));
+  const int64_t n = s.inner(), parts = (n + kChunk - 1) / kChunk;
+  const int64_t chunk = (n + parts - 1) / parts;
+  GridKernel g(c, op, name);
+  KILN_ASSIGN(BufferVar X, g.in(xv));
+  BufferVar M = g.scratch(m, at, false), S = g.scratch(sum, at, false);
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  return g.finish(s.outer() * parts, [&](Expr i) -> Result<Stmt> {
+    Expr o = var(g.fresh("o"), ScalarType::i32), p = var(g.fresh("p"), ScalarType::i32);
+    Expr base = var(g.fresh("base"), ScalarType::i32), mx = var(g.fresh("mx"), at);
+    Expr total = var(g.fresh("sum"), at), j = var(g.fresh("j"), ScalarType::i32);
+    Expr r = var(g.fresh("r"), ScalarType::i32), idx = var(g.fresh("idx"), ScalarType::i32);
+    Expr x = cast(at, load(X, idx));
+    Expr y = log ? (x - mx) - call(Intrinsic::log, {total}) : call(Intrinsic::exp, {x - mx}) / total;
+    Stmt step = let(idx, base + s.red_offset(r), store(Y, idx, cast(Y.elem, y)));
+    if (parts * chunk != n) step = if_then(r < n, step);
+    Stmt loop = for_loop(j, i32(0), i32(chunk), let(r, p + j * parts, step));
+    return let(o, i / parts,
+               let(p, i % parts,
+                   let(base, s.kept_offset(o),
+                       let(mx, load(M, o), let(total, load(S, o), loop)))));
+  });
+}
+
 Status lower_softmax(LowerCtx &c, const Op &op) {
   const Value *xv = op.operands[0];
   const Shape &xd = xv->type.dims;
@@ -216,10 +374,12 @@ Status lower_softmax(LowerCtx &c, const Op &op) {
   if (op.attr_int("flatten_trailing", 0))
     for (int64_t d = axis + 1; d < rank; ++d) axes.push_back(d);
   const AxisSplit s = split_axes(xd, axes);
+  KILN_ASSIGN(const ScalarType xt, scalar_type(op, xv->type.dtype));
+  const ScalarType at = xt == ScalarType::f16 ? ScalarType::f32 : xt;
+  if (s.inner() >= kSplitMin) return lower_split_softmax(c, op, s, at, kind == "log_softmax");
   GridKernel g(c, op, kind);
   KILN_ASSIGN(BufferVar X, g.in(xv));
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
-  const ScalarType at = X.elem == ScalarType::f16 ? ScalarType::f32 : X.elem;
   return g.finish(s.outer(), [&](Expr o) -> Result<Stmt> {
     Expr base = var(g.fresh("base"), ScalarType::i32);
     Expr mx = var(g.fresh("mx"), at), sum = var(g.fresh("sum"), at);

@@ -358,10 +358,15 @@ def write_models(out):
         [n('Expand', ['x', 's'], ['e']), n('ReduceSum', ['e'], ['y'], keepdims=1)],
         [vi('x', shape=(1,))], [vi('y', shape=(1,))],
         [helper.make_tensor('s', I64, [1], [34 << 20])], opset=13))
-    # The same with ReduceLogSumExp, which runs in one kernel (two loops over every element).
+    # The same with ReduceLogSumExp (split max and sum-of-exp reductions).
     save(out, 'wide_lse.onnx', model(
         [n('Expand', ['x', 's'], ['e']), n('ReduceLogSumExp', ['e'], ['y'], keepdims=1)],
         [vi('x', shape=(1,))], [vi('y', shape=(1,))],
+        [helper.make_tensor('s', I64, [1], [34 << 20])], opset=13))
+    # ArgMax, which loops over every element in one invocation.
+    save(out, 'wide_argmax.onnx', model(
+        [n('Expand', ['x', 's'], ['e']), n('ArgMax', ['e'], ['y'], axis=0, keepdims=1)],
+        [vi('x', shape=(1,))], [vi('y', dtype=I64, shape=(1,))],
         [helper.make_tensor('s', I64, [1], [34 << 20])], opset=13))
     # The same 136 MiB intermediate without a long reduction loop (wrong-target artifact test).
     save(out, 'wide_slice.onnx', model(

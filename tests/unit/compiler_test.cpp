@@ -534,8 +534,45 @@ TEST(CompilerE2E, LargeReductionsSplitAcrossInvocations) {
   in.push_back(random_tensor(huge->type, rng));
   CompileStats st;
   ASSERT_TRUE(compile_to_artifact(t.m, lavapipe(), {}, &st).is_ok());
-  // Two kernels per reduction, log_sum_exp one, the 2M-element sum three.
-  EXPECT_EQ(st.dispatches, 2 * static_cast<int>(outs.size()));
+  // Two kernels per reduction, log_sum_exp four (max, sum of exp), the 2M-element sum three.
+  EXPECT_EQ(st.dispatches, 2 * static_cast<int>(outs.size()) + 3);
+  expect_matches_reference(t.m, in);
+}
+
+// Softmax rows of 8192 or more elements run as split max and sum-of-exp reductions plus a
+// kernel writing the row in chunks: last and strided axes, flatten_trailing, a row length that
+// does not divide into the chunks, f16, and rows holding NaN, +inf and -inf.
+TEST(CompilerE2E, LongSoftmaxRowsSplitAcrossInvocations) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {3, 9000}, "x");
+  Value *strided = t.param(DType::f32, {2, 8200, 2}, "strided");
+  Value *cube = t.param(DType::f32, {2, 100, 100}, "cube");
+  Value *h = t.param(DType::f16, {2, 10000}, "h");
+  Value *odd = t.param(DType::f32, {4, 8192}, "odd");
+  std::vector<Value *> outs;
+  auto softmax = [&](Value *v, const char *kind, int64_t axis, int64_t flatten = 0) {
+    outs.push_back(t.op("kiln.softmax", {v}, {{"kind", std::string(kind)}, {"axis", axis},
+                                              {"flatten_trailing", flatten}}));
+  };
+  softmax(x, "softmax", 1);
+  softmax(x, "log_softmax", -1);
+  softmax(strided, "softmax", 1);
+  softmax(cube, "log_softmax", 1, 1);
+  softmax(h, "softmax", 1);
+  softmax(odd, "softmax", 1);
+  softmax(odd, "log_softmax", 1);
+  t.g->results = outs;
+  std::mt19937 rng(5);
+  std::vector<Tensor> in;
+  for (Value *p : {x, strided, cube, h}) in.push_back(random_tensor(p->type, rng));
+  Tensor o = random_tensor(odd->type, rng);
+  o.set_f64(100, NAN);                                    // row 0: NaN
+  o.set_f64(8192 + 7, INFINITY);                          // row 1: +inf
+  for (int64_t i = 0; i < 8192; ++i) o.set_f64(2 * 8192 + i, -INFINITY); // row 2: all -inf
+  in.push_back(o);
+  CompileStats st;
+  ASSERT_TRUE(compile_to_artifact(t.m, lavapipe(), {}, &st).is_ok());
+  EXPECT_EQ(st.dispatches, 5 * static_cast<int>(outs.size())); // max 2, sum of exp 2, write 1
   expect_matches_reference(t.m, in);
 }
 
