@@ -6,11 +6,7 @@
 #   bench/h200.sh FOLDER
 set -uo pipefail
 dir=$1
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-nvidia-smi -L
+source bench/h200_env.sh
 cd "$dir"
 for m in squeezenet1_1 mobilenet_v2 bert_tiny; do
   args=()

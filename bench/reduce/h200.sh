@@ -4,11 +4,7 @@
 # compiled from bench/reduce/NAME.onnx on the build machine; .gl/ as for bench/h200.sh.
 #   bench/reduce/h200.sh FOLDER
 set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-nvidia-smi -L
+source bench/h200_env.sh
 cd "$1" && python3 gen.py
 for m in sum16m mean64x256k max4kx8k; do
   echo "== kiln $m"

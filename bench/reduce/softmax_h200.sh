@@ -3,11 +3,7 @@
 # the one-invocation-per-row kernel (NAME.nosplit.kiln) vs PyTorch on the same GPU.
 #   bench/reduce/softmax_h200.sh FOLDER
 set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-nvidia-smi -L
+source bench/h200_env.sh
 cd "$1" && python3 softmax_gen.py
 for m in softmax64x32k softmax8x1m; do
   echo "== kiln $m"
