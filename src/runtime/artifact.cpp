@@ -35,8 +35,10 @@ Status convert_sig(const fb::TensorSig *sig, const std::string &what, TensorSig 
   uint64_t count = 1;
   if (sig->shape()) {
     // The verifier of Debian's FlatBuffers (2.0.8) aligns a vector's length prefix, not 8-byte
-    // elements; the buffer start is 8-byte aligned here, so this is the element alignment.
-    if (reinterpret_cast<uintptr_t>(sig->shape()->data()) % alignof(int64_t) != 0)
+    // elements; the buffer start is 8-byte aligned here, so this is the element alignment (an
+    // empty shape, a scalar's, has no element to read and may sit anywhere).
+    if (sig->shape()->size() != 0 &&
+        reinterpret_cast<uintptr_t>(sig->shape()->data()) % alignof(int64_t) != 0)
       return bad(cat(what, " '", out->name, "' has a misaligned shape vector (corrupt artifact)"));
     for (int64_t d : *sig->shape()) {
       if (d < 0)
