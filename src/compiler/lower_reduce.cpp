@@ -167,6 +167,20 @@ Status combine_partials(LowerCtx &c, const Op &op, const std::string &name, int6
 // A term of element value v of output o.
 using TermFn = std::function<Expr(Expr, Expr)>;
 
+// The first stage reading operand `x` (split as `s`, elements cast to `at`) through the term
+// that term_of(g) binds and returns.
+BindInput operand_input(const AxisSplit &s, const Value *x, ScalarType at,
+                        std::function<Result<TermFn>(GridKernel &)> term_of) {
+  return [&s, x, at, term_of = std::move(term_of)](GridKernel &g) -> Result<StageInput> {
+    KILN_ASSIGN(BufferVar X, g.in(x));
+    KILN_ASSIGN(TermFn term, term_of(g));
+    return StageInput{[&s](Expr o) { return s.kept_offset(o); },
+                      [X, &s, at, term](Expr base, Expr o, Expr r) {
+                        return term(cast(at, load(X, base + s.red_offset(r))), o);
+                      }};
+  };
+}
+
 // The reduction of each output's elements of `x` (split as `s`) to a new scratch buffer of
 // [outer] finished values; term_of(g) binds what the term needs and returns it.
 Result<int> split_to_scratch(LowerCtx &c, const Op &op, const std::string &name,
@@ -174,15 +188,8 @@ Result<int> split_to_scratch(LowerCtx &c, const Op &op, const std::string &name,
                              ScalarType at,
                              const std::function<Result<TermFn>(GridKernel &)> &term_of) {
   int64_t n = s.inner();
-  KILN_ASSIGN(const int src,
-              partial_stages(c, op, name, s.outer(), n, a, at, [&](GridKernel &g) -> Result<StageInput> {
-                KILN_ASSIGN(BufferVar X, g.in(x));
-                KILN_ASSIGN(auto term, term_of(g));
-                return StageInput{[&s](Expr o) { return s.kept_offset(o); },
-                                  [X, &s, at, term](Expr base, Expr o, Expr r) {
-                                    return term(cast(at, load(X, base + s.red_offset(r))), o);
-                                  }};
-              }));
+  KILN_ASSIGN(const int src, partial_stages(c, op, name, s.outer(), n, a, at,
+                                            operand_input(s, x, at, term_of)));
   const int dst = scratch_of(c, s.outer(), at);
   KILN_TRY(combine_partials(c, op, name, s.outer(), n, src, a, at,
                             [&](GridKernel &g, Expr o, Expr v) -> Result<Stmt> {
@@ -223,14 +230,11 @@ Status lower_split_reduce(LowerCtx &c, const Op &op, const AxisSplit &s, const A
   const Value *xv = op.operands[0];
   const std::string name = "reduce_" + op.attr_str("kind", "");
   int64_t n = s.inner();
-  KILN_ASSIGN(const int src,
-              partial_stages(c, op, name, s.outer(), n, a, at, [&](GridKernel &g) -> Result<StageInput> {
-                KILN_ASSIGN(BufferVar X, g.in(xv));
-                return StageInput{[&s](Expr o) { return s.kept_offset(o); },
-                                  [X, &s, &a, at](Expr base, Expr, Expr r) {
-                                    return a.term(cast(at, load(X, base + s.red_offset(r))));
-                                  }};
-              }));
+  auto term = [&a](GridKernel &) -> Result<TermFn> {
+    return TermFn([&a](Expr v, Expr) { return a.term(v); });
+  };
+  KILN_ASSIGN(const int src, partial_stages(c, op, name, s.outer(), n, a, at,
+                                            operand_input(s, xv, at, term)));
   return combine_partials(c, op, name, s.outer(), n, src, a, at,
                           [&](GridKernel &g, Expr o, Expr v) -> Result<Stmt> {
                             KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
@@ -245,18 +249,14 @@ Status lower_split_log_sum_exp(LowerCtx &c, const Op &op, const AxisSplit &s, Sc
   KILN_ASSIGN(const int m, split_max(c, op, "reduce_log_sum_exp", s, xv, at));
   KILN_ASSIGN(Accumulation sum, accumulation(op, "sum", at, false, s.inner()));
   int64_t n = s.inner();
-  KILN_ASSIGN(const int src,
-              partial_stages(c, op, "reduce_log_sum_exp", s.outer(), n, sum, at,
-                             [&](GridKernel &g) -> Result<StageInput> {
-                               KILN_ASSIGN(BufferVar X, g.in(xv));
-                               BufferVar M = g.scratch(m, at, false);
-                               return StageInput{
-                                   [&s](Expr o) { return s.kept_offset(o); },
-                                   [X, M, &s, at](Expr base, Expr o, Expr r) {
-                                     Expr v = cast(at, load(X, base + s.red_offset(r)));
-                                     return call(Intrinsic::exp, {v - finite_or_zero(load(M, o))});
-                                   }};
-                             }));
+  auto term = [&](GridKernel &g) -> Result<TermFn> {
+    BufferVar M = g.scratch(m, at, false);
+    return TermFn([M](Expr v, Expr o) {
+      return call(Intrinsic::exp, {v - finite_or_zero(load(M, o))});
+    });
+  };
+  KILN_ASSIGN(const int src, partial_stages(c, op, "reduce_log_sum_exp", s.outer(), n, sum, at,
+                                            operand_input(s, xv, at, term)));
   return combine_partials(c, op, "reduce_log_sum_exp", s.outer(), n, src, sum, at,
                           [&](GridKernel &g, Expr o, Expr v) -> Result<Stmt> {
                             BufferVar M = g.scratch(m, at, false);
