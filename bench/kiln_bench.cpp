@@ -6,7 +6,7 @@
 //
 // Prints: the max error per output (outputs are poisoned with NaN before every run), the
 // median host time per call, the median summed device time (timestamps) per call, and the
-// peak resident set size after loading, after the first run and after all runs (so growth
+// CPU time per call (all threads: on lavapipe, the kernels' work), and the peak resident set size after loading, after the first run and after all runs (so growth
 // across repeated calls is visible). Exit status 1 on a mismatch or error.
 // Links libkiln_runtime and the .npy reader only: it runs where the compiler cannot (the GPU
 // machine), and is linked with static libstdc++ for that reason.
@@ -30,6 +30,14 @@ long peak_rss_kib() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss;
+}
+
+// CPU seconds (user + system, every thread of the process) used so far.
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 int fail(kiln_status st, const char *what) {
@@ -126,7 +134,9 @@ int main(int argc, char **argv) {
   kiln_run_options opts{cmd_ns.data(), cmd_ns.size()};
   std::vector<double> host_ms, device_ms;
   long rss_first = 0;
+  double cpu_start = 0;
   for (int it = 0; it < warmup + iters; ++it) {
+    if (it == warmup) cpu_start = cpu_seconds();
     for (auto &d : out_data) std::memset(d.data(), 0xff, d.size()); // poison (NaN for floats)
     auto t0 = std::chrono::steady_clock::now();
     if (kiln_status st = kiln_module_run_with_options(mod, in.data(), in.size(), out.data(),
@@ -141,6 +151,7 @@ int main(int argc, char **argv) {
       device_ms.push_back(static_cast<double>(ns) / 1e6);
     }
   }
+  const double cpu_ms = iters > 0 ? 1000 * (cpu_seconds() - cpu_start) / iters : 0;
   long rss_end = peak_rss_kib();
 
   int rc = 0;
@@ -171,6 +182,9 @@ int main(int argc, char **argv) {
   std::printf("device: %s\n", dinfo.name);
   std::printf("commands: %zu; median of %d calls: host %.3f ms, device %.3f ms\n", cmd_ns.size(),
               iters, median(host_ms), median(device_ms));
+  // CPU time per call: on a CPU device (lavapipe) the work itself, and comparable between
+  // runs on a loaded machine where wall time is not.
+  std::printf("cpu: %.3f ms per call (all threads, mean of %d calls)\n", cpu_ms, iters);
   std::printf("peak RSS KiB: start %ld, device open %ld, after load %ld, after first run %ld, "
               "after %d runs %ld\n",
               rss_start, rss_device, rss_loaded, rss_first, warmup + iters, rss_end);

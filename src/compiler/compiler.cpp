@@ -163,6 +163,9 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     stats->arena_bytes = p.arena_bytes;
     for (const Buffer &b : p.buffers)
       if (b.kind == BufKind::constant) stats->constant_bytes += b.size;
+    stats->naive_contractions = c.strategy_count(Strategy::naive);
+    stats->tiled_contractions = c.strategy_count(Strategy::tiled);
+    stats->register_contractions = c.strategy_count(Strategy::registers);
   }
   return write_artifact(p);
 }

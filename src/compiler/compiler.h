@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ir/graph.h"
+#include "compiler/schedule.h"
 #include "kir/target.h"
 
 #include <cstdint>
@@ -15,6 +16,12 @@ struct CompileOptions {
   uint32_t workgroup_size = 64;
   // Run kir::verify on every generated kernel (cheap; on by default).
   bool verify_kernels = true;
+  // Strategy selection: `automatic` uses the strategy table (compiler/schedule.cpp), `naive`
+  // forces the reference strategy for every kernel (`kiln compile --schedule naive`).
+  compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
+  // A contraction schedule forced on every matmul/gemm/conv the target can run it for
+  // (tuning; `kiln compile --contraction`); an empty reason means none.
+  compiler::ContractionSchedule contraction_override;
 };
 
 // Statistics of the last compilation (optional out-parameter for tools and tests).
@@ -25,6 +32,10 @@ struct CompileStats {
   int aliased_ops = 0;
   uint64_t arena_bytes = 0;
   uint64_t constant_bytes = 0;
+  // Kernels per contraction strategy (matmul, gemm, convolution).
+  int naive_contractions = 0;
+  int tiled_contractions = 0;
+  int register_contractions = 0;
 };
 
 Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::TargetDesc &t,

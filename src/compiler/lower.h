@@ -88,6 +88,7 @@ public:
 
   const kir::TargetDesc &target() const { return *target_; }
   uint32_t workgroup_size() const { return wg_; }
+  const CompileOptions &options() const { return *opts_; }
   Program &program() { return *prog_; }
 
   // The buffer holding `v`; a constant becomes a constant buffer on first use.
@@ -116,6 +117,9 @@ public:
   Status dispatch(const Op &op, kir::Kernel k, std::vector<int> buffers,
                   std::array<uint32_t, 3> groups);
   int kernels_emitted() const { return kernels_emitted_; }
+  // Counts the strategy each contraction kernel used (CompileStats).
+  void count_strategy(Strategy s) { ++strategy_count_[static_cast<size_t>(s)]; }
+  int strategy_count(Strategy s) const { return strategy_count_[static_cast<size_t>(s)]; }
 
 private:
   Program *prog_;
@@ -125,6 +129,7 @@ private:
   std::unordered_map<const Value *, int> buf_of_;
   std::map<std::vector<uint32_t>, uint32_t> exe_of_spirv_;
   int kernels_emitted_ = 0;
+  std::array<int, 3> strategy_count_{};
   FusionPlan fusion_;
 };
 
@@ -151,6 +156,9 @@ public:
 
   // Emits the kernel over `count` invocations (no dispatch when count is 0).
   Status finish(int64_t count, const std::function<Result<kir::Stmt>(kir::Expr)> &body);
+  // Emits the kernel with workgroups of `wg` invocations over a grid of `groups` workgroups;
+  // `body` reads the builtins itself (a schedule's own layout).
+  Status finish_grid(std::array<uint32_t, 3> wg, std::array<uint32_t, 3> groups, kir::Stmt body);
 
 private:
   // A result binding defines `v`'s buffer, unless `reuse` (it already has one).

@@ -1,6 +1,8 @@
-// kiln.conv: direct convolution, one output element per invocation with loops over the
-// input channels of its group and the kernel window (groups, strides, pads, dilations).
-#include "compiler/lower.h"
+// kiln.conv: a contraction definition (implicit GEMM per image and group: M = output channels
+// of the group, N = output positions, K = input channels of the group x kernel window) run by
+// the scheduled strategy; the naive strategy is direct convolution, one output element per
+// invocation with loops over the input channels of its group and the kernel window.
+#include "compiler/contraction.h"
 
 #include "ops/nn_kernels.h"
 
@@ -37,6 +39,45 @@ Result<Stmt> window_loops(GridKernel &g, const nn::Window &w, const std::vector<
 
 namespace {
 
+// The contraction of a convolution: z = image * G + group, m = output channel within the
+// group, n = flat output position, k = (input channel within the group, kernel offsets...).
+ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, int64_t M,
+                               int64_t G, BufferVar X, BufferVar W, ScalarType at) {
+  const int64_t Cg = C / G, Mg = M / G, in_size = w.in_size(), ksize = w.kernel_size();
+  ContractionDef d;
+  d.batch = images * G;
+  d.M = Mg;
+  d.N = w.out_size();
+  d.kdims.push_back(Cg);
+  for (int64_t k : w.kernel) d.kdims.push_back(k);
+  d.acc = at;
+  d.a = W;
+  d.b = X;
+  const Shape kshape(w.kernel);
+  d.a_at = [=](const Expr &z, const Expr &m, const std::vector<Expr> &k) {
+    Expr oc = G == 1 ? m : (z % G) * Mg + m;
+    std::vector<Expr> kw(k.begin() + 1, k.end());
+    return OperandRef{(oc * Cg + k[0]) * ksize + flatten(kw, kshape), Expr()};
+  };
+  d.b_at = [=](const Expr &z, const std::vector<Expr> &k, const Expr &n) {
+    Expr img = G == 1 ? z : z / G;
+    Expr ic = G == 1 ? k[0] : (z % G) * Cg + k[0];
+    std::vector<Expr> o = unflatten(n, w.out), x;
+    Expr inside;
+    auto conj = [&](Expr e) { inside = inside.defined() ? logical_and(inside, e) : e; };
+    for (int64_t r = 0; r < w.rank(); ++r) {
+      Expr xr = o[r] * w.strides[r] - w.pad_begin[r] + k[r + 1] * w.dilations[r];
+      const int64_t hi = (w.out[r] - 1) * w.strides[r] - w.pad_begin[r] +
+                         (w.kernel[r] - 1) * w.dilations[r];
+      if (w.pad_begin[r] > 0) conj(xr >= 0);
+      if (hi >= w.in[r]) conj(xr < w.in[r]);
+      x.push_back(xr);
+    }
+    return OperandRef{(img * C + ic) * in_size + flatten(x, w.in), inside};
+  };
+  return d;
+}
+
 Status lower_conv(LowerCtx &c, const Op &op) {
   const Value *xv = op.operands[0], *wv = op.operands[1];
   const Value *bv = op.operands.size() > 2 ? op.operands[2] : nullptr;
@@ -58,6 +99,19 @@ Status lower_conv(LowerCtx &c, const Op &op) {
   }
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
   const ScalarType at = X.elem == ScalarType::f16 ? ScalarType::f32 : X.elem;
+  ContractionDef def = conv_definition(w, xd[0], C, M, G, X, W, at);
+  const ContractionSchedule sched = schedule_contraction(c, def);
+  c.count_strategy(sched.strategy);
+  if (sched.strategy != Strategy::naive) {
+    const int64_t out_size = def.N;
+    def.store = [&](const Expr &z, const Expr &m, const Expr &n, const Expr &acc) {
+      Expr oc = G == 1 ? m : (z % G) * Mg + m;
+      Expr img = G == 1 ? z : z / G;
+      Expr v = B.index >= 0 ? acc + cast(at, load(B, oc)) : acc;
+      return g.store(Y, (img * M + oc) * out_size + n, cast(Y.elem, v));
+    };
+    return emit_contraction(g, def, sched);
+  }
   const Shape kshape(wd.begin() + 2, wd.end());
   return g.finish(shape_numel(yd), [&](Expr i) {
     return let_all(g, "c", unflatten(i, yd), [&](std::vector<Expr> cs) -> Result<Stmt> {

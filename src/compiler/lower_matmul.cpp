@@ -1,6 +1,7 @@
-// kiln.matmul (numpy batched, 1-D promotion) and kiln.gemm: one invocation per output
-// element with a serial loop over K (naive; tiled schedules come later).
-#include "compiler/lower.h"
+// kiln.matmul (numpy batched, 1-D promotion) and kiln.gemm: contraction definitions run by
+// the scheduled strategy (compiler/contraction.h); the naive strategy is one invocation per
+// output element with a serial loop over K.
+#include "compiler/contraction.h"
 
 #include <fmt/format.h>
 
@@ -39,6 +40,49 @@ std::pair<std::vector<Stmt>, Expr> contract(GridKernel &g, const Contraction &ct
   return {s, acc};
 }
 
+// The definition of `ct` over buffers a and b (batch entries z of ct.out's batch dims).
+ContractionDef definition(const Contraction &ct, BufferVar a, BufferVar b) {
+  const size_t nb = ct.out.size() - 2;
+  const Shape batch(ct.out.begin(), ct.out.begin() + static_cast<long>(nb));
+  ContractionDef d;
+  d.batch = shape_numel(batch);
+  d.M = ct.out[nb];
+  d.N = ct.out[nb + 1];
+  d.kdims = {ct.K};
+  d.acc = acc_type(a.elem);
+  d.a = a;
+  d.b = b;
+  auto base = [batch](const Expr &z, const Shape &operand_batch, int64_t mat) -> Expr {
+    if (shape_numel(operand_batch) == 1) return i32(0);
+    if (operand_batch == batch) return z * mat;
+    return broadcast_index(unflatten(z, batch), operand_batch) * mat;
+  };
+  d.a_at = [=](const Expr &z, const Expr &m, const std::vector<Expr> &k) {
+    return OperandRef{base(z, ct.a_batch, ct.a_mat) + m * ct.sam + k[0] * ct.sak, Expr()};
+  };
+  d.b_at = [=](const Expr &z, const std::vector<Expr> &k, const Expr &n) {
+    return OperandRef{base(z, ct.b_batch, ct.b_mat) + k[0] * ct.sbk + n * ct.sbn, Expr()};
+  };
+  return d;
+}
+
+// The schedule for `ct`; a non-naive one is emitted with `value` turning the accumulator of
+// output (m, n) into the stored value. Returns false (nothing emitted) for naive.
+Result<bool> try_scheduled(LowerCtx &c, GridKernel &g, const Contraction &ct, BufferVar a,
+                           BufferVar b, BufferVar o,
+                           const std::function<Expr(const Expr &, const Expr &, Expr)> &value) {
+  ContractionDef d = definition(ct, a, b);
+  const ContractionSchedule s = schedule_contraction(c, d);
+  c.count_strategy(s.strategy);
+  if (s.strategy == Strategy::naive) return false;
+  const int64_t M = d.M, N = d.N;
+  d.store = [&](const Expr &z, const Expr &m, const Expr &n, const Expr &acc) {
+    return g.store(o, (z * M + m) * N + n, cast(o.elem, value(m, n, acc)));
+  };
+  KILN_TRY(emit_contraction(g, d, s));
+  return true;
+}
+
 Status lower_matmul(LowerCtx &c, const Op &op) {
   const Shape ad = op.operands[0]->type.dims, bd = op.operands[1]->type.dims;
   if (ad.empty() || bd.empty()) return unsupported(op, "kiln.matmul of scalars");
@@ -60,6 +104,10 @@ Status lower_matmul(LowerCtx &c, const Op &op) {
   KILN_ASSIGN(BufferVar av, g.in(op.operands[0]));
   KILN_ASSIGN(BufferVar bv, g.in(op.operands[1]));
   KILN_ASSIGN(BufferVar ov, g.out(op.results[0]));
+  if (shape_numel(ct.out) == 0) return Status::ok();
+  KILN_ASSIGN(bool done, try_scheduled(c, g, ct, av, bv, ov,
+                                       [](const Expr &, const Expr &, Expr acc) { return acc; }));
+  if (done) return Status::ok();
   return g.finish(shape_numel(ct.out), [&](Expr i) {
     return let_all(g, "c", unflatten(i, ct.out), [&](std::vector<Expr> cs) -> Result<Stmt> {
       auto [stmts, acc] = contract(g, ct, av, bv, cs);
@@ -91,15 +139,24 @@ Status lower_gemm(LowerCtx &c, const Op &op) {
     KILN_ASSIGN(ccv, g.in(cv));
   }
   KILN_ASSIGN(BufferVar ov, g.out(op.results[0]));
+  auto epilogue = [&](const std::vector<Expr> &cs, Expr acc) {
+    Expr y = alpha == 1.0 ? acc : acc * make_const(acc.type(), alpha);
+    if (ccv.index >= 0) {
+      Expr cval = cast(acc.type(), load(ccv, broadcast_index(cs, cv->type.dims)));
+      y = y + (beta == 1.0 ? cval : cval * make_const(acc.type(), beta));
+    }
+    return y;
+  };
+  if (M * N == 0) return Status::ok();
+  KILN_ASSIGN(bool done, try_scheduled(c, g, ct, av, bv, ov,
+                                       [&](const Expr &m, const Expr &n, Expr acc) {
+                                         return epilogue({m, n}, acc);
+                                       }));
+  if (done) return Status::ok();
   return g.finish(M * N, [&](Expr i) {
     return let_all(g, "c", unflatten(i, ct.out), [&](std::vector<Expr> cs) -> Result<Stmt> {
       auto [stmts, acc] = contract(g, ct, av, bv, cs);
-      Expr y = alpha == 1.0 ? acc : acc * make_const(acc.type(), alpha);
-      if (ccv.index >= 0) {
-        Expr cval = cast(acc.type(), load(ccv, broadcast_index(cs, cv->type.dims)));
-        y = y + (beta == 1.0 ? cval : cval * make_const(acc.type(), beta));
-      }
-      KILN_ASSIGN(Stmt st, g.store(ov, i, cast(ov.elem, y)));
+      KILN_ASSIGN(Stmt st, g.store(ov, i, cast(ov.elem, epilogue(cs, acc))));
       stmts.push_back(st);
       return block(stmts);
     });

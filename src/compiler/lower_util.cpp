@@ -233,6 +233,13 @@ Status GridKernel::finish(int64_t count, const std::function<Result<Stmt>(Expr)>
   return dispatch_flat(c_, op_, k_, bufs_, count, fresh("i"), body);
 }
 
+Status GridKernel::finish_grid(std::array<uint32_t, 3> wg, std::array<uint32_t, 3> groups,
+                               Stmt body) {
+  std::copy(wg.begin(), wg.end(), k_.workgroup_size);
+  k_.body = std::move(body);
+  return c_.dispatch(op_, std::move(k_), std::move(bufs_), groups);
+}
+
 Status dispatch_flat(LowerCtx &c, const Op &op, Kernel &k, std::vector<int> &buffers,
                      int64_t count,
                      const std::string &index_name,

@@ -25,6 +25,8 @@ struct CompileArgs {
   std::string model, out, target = "vulkan", stats;
   bool print_ir_after_all = false, time_passes = false;
   std::vector<std::string> print_ir_after;
+  compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
+  std::string contraction;
 };
 
 // Results of the pure layout ops the compiler aliases to their operand's buffer (no storage).
@@ -71,7 +73,14 @@ Status compile(const CompileArgs &a) {
   KILN_TRY(run_pipeline(*module, pi));
   if (a.time_passes) print_pass_times(times);
   CompileStats stats;
-  KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, CompileOptions{}, &stats));
+  CompileOptions opts;
+  opts.schedule = a.schedule;
+  if (!a.contraction.empty() &&
+      !compiler::parse_contraction_override(a.contraction, &opts.contraction_override))
+    return Status::error(fmt::format("--contraction '{}': expected naive or "
+                                     "tiled|registers:TMxTNxTK:RMxRN",
+                                     a.contraction));
+  KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, opts, &stats));
   std::ofstream f(a.out, std::ios::binary);
   if (!f) return Status::error(fmt::format("{}: cannot write", a.out));
   f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -86,6 +95,10 @@ Status compile(const CompileArgs &a) {
                         {"executables", stats.executables},    {"arena_bytes", stats.arena_bytes},
                         {"constant_bytes", stats.constant_bytes}, {"compile_seconds", secs},
                         {"artifact_bytes", bytes.size()},
+                        {"schedule", compiler::to_string(a.schedule)},
+                        {"contractions", {{"naive", stats.naive_contractions},
+                                          {"tiled", stats.tiled_contractions},
+                                          {"registers", stats.register_contractions}}},
                         {"naive_transient_bytes", naive_transient_bytes(module->main()->body)}};
     std::ofstream(a.stats) << j.dump(1) << "\n";
   }
@@ -126,6 +139,7 @@ struct ValidateArgs {
   std::string model, device = "vulkan";
   std::vector<std::string> inputs;
   double rtol = 1e-4, atol = 1e-5;
+  compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
 };
 
 // Seeded inputs for parameters the user did not give: floats in [-1, 1), integers in [0, 4).
@@ -166,6 +180,9 @@ Status validate(const ValidateArgs &a) {
   KILN_TRY(check_inputs(f, inputs));
   KILN_ASSIGN(auto want, execute(f, inputs));
   KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
+  CompileOptions opts;
+  opts.schedule = a.schedule;
+  runner->set_compile_options(opts);
   KILN_ASSIGN(auto got, runner->run(*module, inputs));
   bool ok = true;
   for (size_t i = 0; i < want.size(); ++i) {
@@ -196,6 +213,10 @@ void add_compile_commands(CLI::App &app) {
   cmd->add_option("-o,--output", c->out, "artifact to write (.kiln)")->required();
   cmd->add_option("--target", c->target, "vulkan, vulkan-lavapipe or vulkan-nvidia");
   cmd->add_option("--stats", c->stats, "write compile statistics as JSON");
+  add_schedule_option(cmd, &c->schedule);
+  cmd->add_option("--contraction", c->contraction,
+                  "force a contraction schedule for tuning: naive or "
+                  "tiled|registers:TMxTNxTK:RMxRN (e.g. tiled:64x64x16:4x4)");
   std::string names;
   for (const auto &n : default_pipeline()) names += (names.empty() ? "" : ", ") + n;
   cmd->add_flag("--print-ir-after-all", c->print_ir_after_all,
@@ -213,6 +234,7 @@ void add_compile_commands(CLI::App &app) {
   auto *val = app.add_subcommand("validate", "Run on a device and on the reference; compare");
   val->add_option("model", v->model, "model file (.onnx, or StableHLO text .mlir)")->required();
   val->add_option("--device", v->device, "vulkan, vulkan:N or null");
+  add_schedule_option(val, &v->schedule);
   val->add_option("--input", v->inputs, "NAME=FILE.npy (others get seeded random data)");
   val->add_option("--rtol", v->rtol, "relative tolerance");
   val->add_option("--atol", v->atol, "absolute tolerance");

@@ -31,6 +31,7 @@ struct ConformArgs {
   double rtol = -1, atol = -1;
   int jobs = 0;
   bool verbose = false;
+  compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
 };
 
 struct TestCase {
@@ -175,7 +176,7 @@ Outcome run_test(const TestCase &t, const ConformArgs &args, DeviceRunner &runne
       if (!fresh) return finish(Outcome::fail, "import", fresh.status().message());
       st = specialize_inputs(*fresh.value(), inputs);
       if (!st) return finish(Outcome::fail, "compile", st.message());
-      auto compiled = compile_module(*fresh.value(), runner.target());
+      auto compiled = compile_module(*fresh.value(), runner.target(), runner.compile_options());
       if (!compiled) return finish(Outcome::fail, "compile", compiled.status().message());
       outs = runner.run_artifact(compiled.value(), inputs);
     }
@@ -213,6 +214,9 @@ int conform(const ConformArgs &args) {
     fmt::print(stderr, "error: {}\n", runner.status().message());
     return 2;
   }
+  CompileOptions opts;
+  opts.schedule = args.schedule;
+  (*runner)->set_compile_options(opts);
   if (!fs::is_directory(args.dir)) {
     fmt::print(stderr, "error: {} is not a folder\n", args.dir);
     return 2;
@@ -294,6 +298,7 @@ void add_conform_command(CLI::App &app) {
   auto *cmd = app.add_subcommand("conform", "Run ONNX backend tests or a models folder");
   cmd->add_option("dir", a->dir, "folder of tests (node/ layout) or of NAME.onnx models")->required();
   cmd->add_option("--device", a->device, "cpu-ref, vulkan, vulkan:N or null");
+  add_schedule_option(cmd, &a->schedule);
   cmd->add_option("--filter", a->filter, "run tests whose name matches this regex");
   cmd->add_option("--json", a->json, "write per-test results as JSON");
   cmd->add_option("--expect", a->expect,

@@ -5,6 +5,7 @@
 #include "kiln/kiln.h"
 #include "passes/pass.h"
 
+#include <CLI/CLI.hpp>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -35,11 +36,22 @@ std::string target_for(const kiln_device_info &info) {
 
 } // namespace
 
-Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target) {
+Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target,
+                                            const CompileOptions &o) {
   const kir::TargetDesc *t = kir::find_target(target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", target));
   KILN_TRY(run_pipeline(m));
-  return compile_to_artifact(m, *t, CompileOptions{});
+  return compile_to_artifact(m, *t, o);
+}
+
+void add_schedule_option(CLI::App *cmd, compiler::ScheduleMode *mode) {
+  cmd->add_option_function<std::string>(
+      "--schedule",
+      [mode](const std::string &s) {
+        if (!compiler::parse_schedule_mode(s, mode))
+          throw CLI::ValidationError("--schedule", "expected auto or naive, got '" + s + "'");
+      },
+      "kernel strategies: auto (the strategy table) or naive (reference kernels everywhere)");
 }
 
 Result<std::unique_ptr<DeviceRunner>> DeviceRunner::open(const std::string &uri) {
@@ -58,7 +70,7 @@ DeviceRunner::~DeviceRunner() { kiln_device_release(device_); }
 Result<std::vector<Tensor>> DeviceRunner::run(Module &m, std::vector<Tensor> inputs) {
   if (is_reference()) return execute(*m.main(), std::move(inputs));
   KILN_TRY(specialize_inputs(m, inputs));
-  KILN_ASSIGN(auto artifact, compile_module(m, target_));
+  KILN_ASSIGN(auto artifact, compile_module(m, target_, options_));
   return run_artifact(artifact, inputs);
 }
 

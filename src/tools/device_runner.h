@@ -3,6 +3,7 @@
 // in-process for that device's target and run through the C API.
 #pragma once
 
+#include "compiler/compiler.h"
 #include "ir/graph.h"
 
 #include <memory>
@@ -10,12 +11,18 @@
 #include <vector>
 
 struct kiln_device;
+namespace CLI {
+class App;
+}
 
 namespace kiln::tools {
 
 class DeviceRunner {
 public:
   static Result<std::unique_ptr<DeviceRunner>> open(const std::string &uri);
+  // Options of the in-process compilation run() does (e.g. `--schedule naive`).
+  void set_compile_options(const CompileOptions &o) { options_ = o; }
+  const CompileOptions &compile_options() const { return options_; }
   ~DeviceRunner();
 
   bool is_reference() const { return device_ == nullptr; }
@@ -38,10 +45,15 @@ public:
 private:
   kiln_device *device_ = nullptr;
   std::string target_;
+  CompileOptions options_;
 };
 
 // Compiles `m` for a target preset, as `kiln compile` does (constants are folded first, which
 // mutates `m`).
-Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target);
+Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target,
+                                            const CompileOptions &o = {});
+
+// Adds `--schedule auto|naive` to a subcommand, parsed into `mode`.
+void add_schedule_option(CLI::App *cmd, compiler::ScheduleMode *mode);
 
 } // namespace kiln::tools

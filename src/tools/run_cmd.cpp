@@ -85,6 +85,7 @@ struct RunArgs {
   std::vector<std::string> inputs, golden;
   int top = 0;
   double rtol = 1e-4, atol = 1e-5;
+  compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
 };
 
 Status parse_binding(const std::string &s, std::string &name, std::string &file) {
@@ -98,6 +99,9 @@ Status parse_binding(const std::string &s, std::string &name, std::string &file)
 
 Status run(const RunArgs &a) {
   KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
+  CompileOptions opts;
+  opts.schedule = a.schedule;
+  runner->set_compile_options(opts);
   std::map<std::string, Tensor> given;
   for (const auto &s : a.inputs) {
     std::string name, file;
@@ -204,6 +208,7 @@ void add_run_command(CLI::App &app) {
   auto *cmd = app.add_subcommand("run", "Run a model on a device and write its outputs as .npy");
   cmd->add_option("model", a->model, "model (.onnx, StableHLO .mlir) or artifact (.kiln)")->required();
   cmd->add_option("--device", a->device, "cpu-ref, vulkan, vulkan:N or null");
+  add_schedule_option(cmd, &a->schedule);
   cmd->add_option("--input", a->inputs, "NAME=FILE.npy (or .pb), one per model input");
   cmd->add_option("--output-dir", a->output_dir, "folder for one NAME.npy per output");
   cmd->add_option("--golden", a->golden, "NAME=FILE.npy: compare output NAME with golden data");

@@ -2,6 +2,7 @@
 // (FlatBuffers verification, dispatch counts, memory plan), SPIR-V validity (SPIRV-Tools, when
 // available) and that real models compile.
 #include "compiler/compiler.h"
+#include "e2e_util.h"
 #include "frontend/onnx/importer.h"
 #include "ir/builder.h"
 #include "ops/ops.h"
@@ -21,13 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using test::lavapipe;
 using test::TestModule;
 
-const kir::TargetDesc &lavapipe() {
-  const kir::TargetDesc *t = kir::find_target("vulkan-lavapipe");
-  EXPECT_NE(t, nullptr);
-  return *t;
-}
 
 // Verifies the buffer as a KLN1 artifact and validates every executable's SPIR-V.
 const fb::Model *check_artifact(const std::vector<uint8_t> &bytes) {
@@ -259,94 +256,13 @@ TEST(CompilerModels, BertTiny) { compile_model("bert_tiny.onnx", 20); }
 
 // ---- end to end: compile, run on a Vulkan device (lavapipe in CI), compare with the reference
 
-#include "exec/executor.h"
-#include "kiln/kiln.h"
-
-#include <cmath>
-#include <random>
 
 namespace kiln {
 namespace {
 
-// The Vulkan device shared by the end-to-end tests (nullptr when none is available).
-kiln_device *vulkan_device() {
-  static kiln_device *dev = [] {
-    kiln_device *d = nullptr;
-    kiln_status s = kiln_device_open("vulkan", &d);
-    if (s) {
-      kiln_status_free(s);
-      return static_cast<kiln_device *>(nullptr);
-    }
-    return d;
-  }();
-  return dev;
-}
-
-Tensor random_tensor(const TensorType &t, std::mt19937 &rng) {
-  Tensor x(t.dtype, t.dims);
-  std::uniform_real_distribution<double> u(-2.0, 2.0);
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    if (is_float(t.dtype)) x.set_f64(i, u(rng));
-    else if (is_bool(t.dtype)) x.set_i64(i, u(rng) > 0);
-    else x.set_i64(i, static_cast<int64_t>(std::floor(u(rng) * 2)));
-  }
-  return x;
-}
-
-Result<std::vector<Tensor>> run_on_vulkan(const Module &m, const std::vector<Tensor> &inputs,
-                                          const kir::TargetDesc &target) {
-  KILN_ASSIGN(auto bytes, compile_to_artifact(m, target, {}));
-  kiln_module *mod = nullptr;
-  auto check = [](kiln_status s) -> Status {
-    if (!s) return Status::ok();
-    Status e = Status::error(kiln_status_message(s));
-    kiln_status_free(s);
-    return e;
-  };
-  KILN_TRY(check(kiln_module_load_memory(vulkan_device(), bytes.data(), bytes.size(), &mod)));
-  std::vector<kiln_tensor> ins, outs;
-  for (const Tensor &t : inputs)
-    ins.push_back({static_cast<kiln_dtype>(t.dtype()), static_cast<uint32_t>(t.rank()),
-                   t.shape().data(), const_cast<std::byte *>(t.raw()), t.nbytes()});
-  std::vector<Tensor> results;
-  for (const Value *v : m.main()->body.results) results.emplace_back(v->type.dtype, v->type.dims);
-  for (Tensor &t : results)
-    outs.push_back({static_cast<kiln_dtype>(t.dtype()), static_cast<uint32_t>(t.rank()),
-                    t.shape().data(), t.raw_mut(), t.nbytes()});
-  Status s = check(kiln_module_run(mod, ins.data(), ins.size(), outs.data(), outs.size()));
-  kiln_module_release(mod);
-  KILN_TRY(s);
-  return results;
-}
-
-// Runs `m` on Vulkan and on the reference executor with the given (or seeded random) inputs.
-void expect_matches_reference(const Module &m, std::vector<Tensor> inputs = {},
-                              double rtol = 1e-4, double atol = 1e-5,
-                              const kir::TargetDesc &target = lavapipe()) {
-  if (!vulkan_device()) GTEST_SKIP() << "no Vulkan device";
-  std::mt19937 rng(7);
-  const Graph &g = m.main()->body;
-  for (size_t i = inputs.size(); i < g.params.size(); ++i)
-    inputs.push_back(random_tensor(g.params[i]->type, rng));
-  auto ref = execute(*m.main(), inputs);
-  ASSERT_TRUE(ref.is_ok()) << ref.status().message();
-  auto got = run_on_vulkan(m, inputs, target);
-  ASSERT_TRUE(got.is_ok()) << got.status().message();
-  ASSERT_EQ(ref->size(), got->size());
-  for (size_t k = 0; k < ref->size(); ++k) {
-    const Tensor &a = (*ref)[k], &b = (*got)[k];
-    ASSERT_EQ(a.shape(), b.shape());
-    int bad = 0;
-    for (int64_t i = 0; i < a.numel() && bad < 5; ++i) {
-      const double x = a.get_f64(i), y = b.get_f64(i);
-      const bool ok = (std::isnan(x) && std::isnan(y)) || x == y ||
-                      std::fabs(x - y) <= atol + rtol * std::fabs(x);
-      if (!ok) ++bad;
-      EXPECT_TRUE(ok) << "output " << k << " element " << i << ": reference " << x << ", vulkan "
-                      << y;
-    }
-  }
-}
+using test::expect_matches_reference;
+using test::random_tensor;
+using test::vulkan_device;
 
 TEST(CompilerE2E, ElementwiseFamily) {
   TestModule t;

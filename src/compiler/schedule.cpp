@@ -1,0 +1,129 @@
+#include "compiler/schedule.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace kiln::compiler {
+
+const char *to_string(ScheduleMode m) {
+  switch (m) {
+  case ScheduleMode::automatic: return "auto";
+  case ScheduleMode::naive: return "naive";
+  }
+  return "?";
+}
+
+bool parse_schedule_mode(std::string_view s, ScheduleMode *out) {
+  if (s == "auto") *out = ScheduleMode::automatic;
+  else if (s == "naive") *out = ScheduleMode::naive;
+  else return false;
+  return true;
+}
+
+const char *to_string(Strategy s) {
+  switch (s) {
+  case Strategy::naive: return "naive";
+  case Strategy::tiled: return "tiled";
+  case Strategy::registers: return "registers";
+  }
+  return "?";
+}
+
+uint32_t TileConfig::shared_bytes() const {
+  // A is staged k-major with rows of tm + 1 (padding against bank conflicts), B with rows of tn.
+  return static_cast<uint32_t>(4 * tk * ((tm + 1) + tn));
+}
+
+namespace {
+
+// One row of the contraction strategy table. A row applies to a target whose subgroup size is
+// `subgroup` (0: any), with at least `min_shared` bytes of shared memory and `min_invocations`
+// invocations per workgroup, and to a shape with M, N and K at least the given minima. The
+// first row that applies wins; no row means naive.
+struct ContractionRow {
+  const char *name;
+  uint32_t subgroup;
+  uint32_t min_shared, min_invocations;
+  int64_t min_m, min_n, min_k;
+  Strategy strategy;
+  TileConfig tile;
+};
+
+// Sizes: NVIDIA rows follow the classic SIMT SGEMM shape (256 invocations, 8x8 or 4x4 per
+// invocation); lavapipe rows keep the register block but skip staging (llvmpipe's shared
+// memory is ordinary memory and its barriers switch coroutines). Measured in bench/RESULTS.md.
+constexpr std::array<ContractionRow, 6> kContractionTable{{
+    {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8}},
+    {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4}},
+    {"nvidia-small", 32, 16384, 64, 16, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4}},
+    {"lavapipe", 8, 0, 64, 8, 8, 8, Strategy::registers, {32, 32, 1, 4, 4}},
+    {"portable-medium", 0, 8192, 128, 64, 64, 16, Strategy::tiled, {64, 32, 16, 4, 4}},
+    {"portable-small", 0, 8192, 64, 16, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4}},
+}};
+
+bool applies(const ContractionRow &r, const kir::TargetDesc &t, const ContractionShape &s) {
+  if (r.subgroup != 0 && t.subgroup_size != r.subgroup) return false;
+  if (t.shared_memory_bytes < r.min_shared || t.max_workgroup_invocations < r.min_invocations)
+    return false;
+  if (r.strategy == Strategy::tiled && r.tile.shared_bytes() > t.shared_memory_bytes) return false;
+  if (static_cast<uint32_t>(r.tile.invocations()) > t.max_workgroup_invocations) return false;
+  return s.M >= r.min_m && s.N >= r.min_n && s.K >= r.min_k;
+}
+
+} // namespace
+
+bool parse_contraction_override(std::string_view spec, ContractionSchedule *out) {
+  ContractionSchedule r;
+  r.reason = fmt::format("--contraction {}", spec);
+  if (spec == "naive") {
+    *out = r;
+    return true;
+  }
+  const std::string text(spec);
+  char name[16] = {0};
+  TileConfig t;
+  if (std::sscanf(text.c_str(), "%15[a-z]:%dx%dx%d:%dx%d", name, &t.tm, &t.tn, &t.tk, &t.rm,
+                  &t.rn) != 6)
+    return false;
+  if (std::string_view(name) == "tiled") r.strategy = Strategy::tiled;
+  else if (std::string_view(name) == "registers") r.strategy = Strategy::registers;
+  else return false;
+  if (t.tm <= 0 || t.tn <= 0 || t.tk <= 0 || t.rm <= 0 || t.rn <= 0 || t.tm % t.rm != 0 ||
+      t.tn % t.rn != 0 || t.tm > 256 || t.tn > 256 || t.tk > 256)
+    return false;
+  r.tile = t;
+  *out = r;
+  return true;
+}
+
+ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode,
+                                     const ContractionShape &s,
+                                     const ContractionSchedule *override) {
+  ContractionSchedule out;
+  if (mode == ScheduleMode::naive) {
+    out.reason = "--schedule naive";
+    return out;
+  }
+  if (override && !override->reason.empty() && s.K > 0) {
+    const TileConfig &o = override->tile;
+    const bool fits = override->strategy == Strategy::naive ||
+                      (static_cast<uint32_t>(o.invocations()) <= t.max_workgroup_invocations &&
+                       (override->strategy != Strategy::tiled ||
+                        o.shared_bytes() <= t.shared_memory_bytes));
+    if (fits) return *override;
+  }
+  for (const ContractionRow &r : kContractionTable) {
+    if (!applies(r, t, s)) continue;
+    out.strategy = r.strategy;
+    out.tile = r.tile;
+    out.reason = r.name;
+    return out;
+  }
+  out.reason = fmt::format("no table row for M={} N={} K={} on {}", s.M, s.N, s.K, t.name);
+  return out;
+}
+
+} // namespace kiln::compiler

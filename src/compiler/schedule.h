@@ -1,0 +1,60 @@
+// Schedules: how a kernel definition runs on a target. The strategy table (schedule.cpp) is
+// data: rows keyed by definition kind and target, each with tile parameters sized against the
+// target's shared memory and workgroup limits. Lowerings ask pick_*() and never hard-code a
+// strategy; `kiln compile --schedule naive` forces the reference strategy everywhere.
+#pragma once
+
+#include "kir/target.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kiln::compiler {
+
+// Which strategies the compiler may use: `auto` consults the table, `naive` forces the
+// reference strategy (one invocation per output element, today's kernels) for every kernel.
+enum class ScheduleMode { automatic, naive };
+const char *to_string(ScheduleMode m);
+bool parse_schedule_mode(std::string_view s, ScheduleMode *out);
+
+enum class Strategy {
+  naive,     // one invocation per output element, serial loop over the reduction
+  tiled,     // workgroup tile staged through shared memory, register block per invocation
+  registers, // register block per invocation read straight from global memory (no staging)
+};
+const char *to_string(Strategy s);
+
+// Tile parameters of the contraction strategies. A workgroup computes tm x tn outputs of one
+// batch entry with (tn / rn) x (tm / rm) invocations; each invocation owns rm x rn outputs,
+// strided by the invocation grid so neighbouring invocations touch neighbouring elements. The
+// reduction advances tk elements per step (the staged tiles are tk x tm and tk x tn).
+struct TileConfig {
+  int tm = 0, tn = 0, tk = 0, rm = 1, rn = 1;
+  int invocations() const { return (tm / rm) * (tn / rn); }
+  uint32_t shared_bytes() const; // staged tiles (f32), padded rows included
+};
+
+struct ContractionSchedule {
+  Strategy strategy = Strategy::naive;
+  TileConfig tile;
+  std::string reason; // the table row (or rule) that decided it, for --stats and tests
+};
+
+// A contraction of `batch` independent [M x K] x [K x N] products.
+struct ContractionShape {
+  int64_t batch = 1, M = 0, N = 0, K = 0;
+};
+
+// A forced contraction schedule for tuning (`--contraction STRATEGY:TMxTNxTK:RMxRN`, e.g.
+// `tiled:64x64x16:4x4`); `naive` alone is accepted. False on a malformed spec or a tile that
+// is not a multiple of its register block.
+bool parse_contraction_override(std::string_view spec, ContractionSchedule *out);
+
+// The table's choice; `override` (strategy naive and empty reason: none) wins over the table
+// when the target can run it.
+ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode,
+                                     const ContractionShape &s,
+                                     const ContractionSchedule *override = nullptr);
+
+} // namespace kiln::compiler

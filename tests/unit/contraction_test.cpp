@@ -1,0 +1,162 @@
+// Contraction strategies (compiler/contraction.cpp): matmul, gemm and convolution on shapes that
+// are not multiples of any tile (1, 7, 33, 257), run on Vulkan (lavapipe in CI) under every
+// strategy and compared with the reference executor; the strategy table and its overrides.
+#include "compiler/schedule.h"
+#include "e2e_util.h"
+#include "test_module.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln {
+namespace {
+
+using compiler::ContractionSchedule;
+using compiler::Strategy;
+using test::TestModule;
+
+// The forced schedules every case runs under, and the stats counter each must move.
+struct Forced {
+  const char *spec;
+  Strategy strategy;
+};
+const Forced kForced[] = {
+    {"naive", Strategy::naive},
+    {"registers:32x32x1:4x4", Strategy::registers},
+    {"registers:64x64x1:8x8", Strategy::registers},
+    {"registers:16x64x1:2x8", Strategy::registers},
+    {"tiled:32x32x16:4x4", Strategy::tiled},
+    {"tiled:64x32x8:4x4", Strategy::tiled},
+    {"tiled:16x16x4:2x2", Strategy::tiled},
+};
+
+int count_of(const CompileStats &s, Strategy st) {
+  switch (st) {
+  case Strategy::naive: return s.naive_contractions;
+  case Strategy::tiled: return s.tiled_contractions;
+  case Strategy::registers: return s.register_contractions;
+  }
+  return -1;
+}
+
+// Runs `m` under every forced schedule; each must match the reference and every contraction
+// of the module (`contractions`) must have used the forced strategy.
+void check_all_strategies(const Module &m, int contractions, double rtol = 1e-4,
+                          double atol = 1e-5) {
+  if (!test::vulkan_device()) GTEST_SKIP() << "no Vulkan device";
+  for (const Forced &f : kForced) {
+    SCOPED_TRACE(f.spec);
+    CompileOptions o;
+    ASSERT_TRUE(compiler::parse_contraction_override(f.spec, &o.contraction_override));
+    CompileStats st;
+    test::expect_matches_reference(m, {}, rtol, atol, test::lavapipe(), o, &st);
+    EXPECT_EQ(count_of(st, f.strategy), contractions);
+  }
+}
+
+TEST(Contraction, MatMulOddShapes) {
+  TestModule t;
+  Value *a = t.param(DType::f32, {7, 33}, "a");
+  Value *b = t.param(DType::f32, {33, 257}, "b");
+  Value *c = t.param(DType::f32, {1, 5}, "c");
+  Value *d = t.param(DType::f32, {5, 1}, "d");
+  Value *e = t.param(DType::f32, {33, 7}, "e");
+  t.g->results = {t.op("kiln.matmul", {a, b}), t.op("kiln.matmul", {c, d}),
+                  t.op("kiln.matmul", {d, c}), t.op("kiln.matmul", {e, a})};
+  check_all_strategies(t.m, 4);
+}
+
+TEST(Contraction, BatchedMatMulBroadcastsBatchDims) {
+  TestModule t;
+  Value *a = t.param(DType::f32, {2, 1, 33, 17}, "a");
+  Value *b = t.param(DType::f32, {3, 17, 7}, "b");
+  Value *v = t.param(DType::f32, {17}, "v");
+  Value *w = t.param(DType::f32, {1, 7, 1}, "w");
+  t.g->results = {t.op("kiln.matmul", {a, b}), t.op("kiln.matmul", {a, v}),
+                  t.op("kiln.matmul", {b, w})};
+  check_all_strategies(t.m, 3);
+}
+
+TEST(Contraction, GemmTransposesAlphaBetaAndBias) {
+  TestModule t;
+  Value *a = t.param(DType::f32, {33, 7}, "a");
+  Value *b = t.param(DType::f32, {257, 33}, "b");
+  Value *c = t.param(DType::f32, {257}, "c");
+  Value *c2 = t.param(DType::f32, {7, 1}, "c2");
+  t.g->results = {t.op("kiln.gemm", {a, b, c},
+                       {{"trans_a", int64_t(1)}, {"trans_b", int64_t(1)}, {"alpha", 0.5},
+                        {"beta", 2.0}}),
+                  t.op("kiln.gemm", {a, a, c2}, {{"trans_a", int64_t(1)}})};
+  check_all_strategies(t.m, 2);
+}
+
+TEST(Contraction, ConvolutionsAsImplicitGemm) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {2, 4, 9, 8}, "x");
+  Value *w = t.param(DType::f32, {6, 2, 3, 2}, "w");
+  Value *bias = t.param(DType::f32, {6}, "bias");
+  Value *grouped = t.op("kiln.conv", {x, w, bias},
+                        {{"group", int64_t(2)}, {"pads", std::vector<int64_t>{1, 0, 2, 1}},
+                         {"strides", std::vector<int64_t>{2, 1}},
+                         {"dilations", std::vector<int64_t>{1, 2}}});
+  Value *w2 = t.param(DType::f32, {33, 4, 3, 3}, "w2");
+  Value *same = t.op("kiln.conv", {x, w2}, {{"auto_pad", std::string("SAME_UPPER")}});
+  Value *w3 = t.param(DType::f32, {7, 4, 1, 1}, "w3");
+  Value *b3 = t.param(DType::f32, {7}, "b3");
+  // A 1x1 convolution with a fused epilogue (bias, then relu applied in the store).
+  Value *pointwise = t.op("kiln.relu", {t.op("kiln.conv", {x, w3, b3})});
+  Value *x1 = t.param(DType::f32, {1, 3, 257}, "x1");
+  Value *w1 = t.param(DType::f32, {5, 3, 4}, "w1");
+  Value *conv1d = t.op("kiln.conv", {x1, w1}, {{"strides", std::vector<int64_t>{3}},
+                                              {"pads", std::vector<int64_t>{2, 1}}});
+  t.g->results = {grouped, same, pointwise, conv1d};
+  check_all_strategies(t.m, 4);
+}
+
+TEST(Contraction, HalfPrecisionAccumulatesInFloat) {
+  TestModule t;
+  Value *a = t.param(DType::f16, {33, 65}, "a");
+  Value *b = t.param(DType::f16, {65, 17}, "b");
+  t.g->results = {t.op("kiln.matmul", {a, b})};
+  check_all_strategies(t.m, 1, 2e-3, 2e-3);
+}
+
+TEST(ContractionTable, PicksByTargetAndShape) {
+  const kir::TargetDesc *lp = kir::find_target("vulkan-lavapipe");
+  const kir::TargetDesc *nv = kir::find_target("vulkan-nvidia");
+  ASSERT_TRUE(lp && nv);
+  using compiler::ScheduleMode;
+  auto pick = [](const kir::TargetDesc &t, ScheduleMode m, int64_t M, int64_t N, int64_t K) {
+    return compiler::pick_contraction(t, m, {1, M, N, K});
+  };
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 4096, 4096, 4096).strategy, Strategy::tiled);
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 4096, 4096, 4096).tile.tm, 128);
+  EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 64, 3136, 576).strategy, Strategy::registers);
+  // Must not fire: tiny shapes, depthwise-like M of 1, an empty reduction, --schedule naive.
+  EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 1, 4096, 9).strategy, Strategy::naive);
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 4, 4, 4).strategy, Strategy::naive);
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 512, 512, 0).strategy, Strategy::naive);
+  EXPECT_EQ(pick(*nv, ScheduleMode::naive, 4096, 4096, 4096).strategy, Strategy::naive);
+}
+
+TEST(ContractionTable, OverrideParsing) {
+  ContractionSchedule s;
+  ASSERT_TRUE(compiler::parse_contraction_override("tiled:64x32x16:4x2", &s));
+  EXPECT_EQ(s.strategy, Strategy::tiled);
+  EXPECT_EQ(s.tile.tm, 64);
+  EXPECT_EQ(s.tile.tn, 32);
+  EXPECT_EQ(s.tile.tk, 16);
+  EXPECT_EQ(s.tile.rm, 4);
+  EXPECT_EQ(s.tile.rn, 2);
+  for (const char *bad : {"", "tiled", "tiled:64x32x16", "tiled:64x30x16:4x4", "fast:8x8x8:1x1",
+                          "tiled:0x32x16:1x1", "tiled:512x32x16:4x4"})
+    EXPECT_FALSE(compiler::parse_contraction_override(bad, &s)) << bad;
+  // An override the target cannot run (too many invocations) falls back to the table.
+  ASSERT_TRUE(compiler::parse_contraction_override("registers:256x256x1:1x1", &s));
+  const kir::TargetDesc *lp = kir::find_target("vulkan-lavapipe");
+  EXPECT_NE(compiler::pick_contraction(*lp, compiler::ScheduleMode::automatic, {1, 64, 64, 64}, &s)
+                .reason,
+            s.reason);
+}
+
+} // namespace
+} // namespace kiln
