@@ -31,6 +31,10 @@ TargetDesc make_lavapipe() {
   t.max_workgroup_size[2] = 1024;
   t.float16 = true;
   t.float64 = true;
+  // Mesa 22.3's lavapipe: everything but clustered operations; no cooperative matrices.
+  t.subgroup_operations = subgroup_ops::basic | subgroup_ops::vote | subgroup_ops::arithmetic |
+                          subgroup_ops::ballot | subgroup_ops::shuffle |
+                          subgroup_ops::shuffle_relative | subgroup_ops::quad;
   return t;
 }
 
@@ -47,7 +51,8 @@ TargetDesc make_nvidia() {
   t.max_storage_buffer_range = (uint64_t(1) << 32) - 1;
   t.float16 = true;
   t.float64 = true;
-  t.cooperative_matrix = true;
+  t.cooperative_matrix = true; // 16x16x16 f16 -> f16/f32 among the advertised shapes
+  t.subgroup_operations = 0xff;  // every class up to quad
   return t;
 }
 
