@@ -301,9 +301,9 @@ void Emitter::stmt_node(const kir::Let *n) {
 }
 
 void Emitter::stmt_node(const kir::DeclareVar *n) {
-  ScalarType t = n->var.type();
-  use(t, true);
-  uint32_t ptr = b_.function_variable(b_.type_pointer(spv::StorageClassFunction, type_of(t)));
+  use(n->var.type(), true);
+  uint32_t ptr = b_.function_variable(
+      b_.type_pointer(spv::StorageClassFunction, type_of(n->var.value_type())));
   b_.emit(spv::OpStore, {ptr, expr(n->init)});
   const std::string &name = n->var.as<kir::Var>()->name;
   b_.name(ptr, name);
