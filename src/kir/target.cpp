@@ -51,7 +51,15 @@ TargetDesc make_nvidia() {
   t.max_storage_buffer_range = (uint64_t(1) << 32) - 1;
   t.float16 = true;
   t.float64 = true;
-  t.cooperative_matrix = true; // 16x16x16 f16 -> f16/f32 among the advertised shapes
+  t.cooperative_matrix = true;
+  // A subset of what NVIDIA's driver advertises on Ampere and later (A/B are never f32).
+  using S = ScalarType;
+  t.cooperative_matrix_shapes = {{16, 16, 16, S::f16, S::f16, S::f32, S::f32},
+                                 {16, 16, 16, S::f16, S::f16, S::f16, S::f16},
+                                 {16, 8, 16, S::f16, S::f16, S::f32, S::f32},
+                                 {16, 8, 16, S::f16, S::f16, S::f16, S::f16},
+                                 {16, 16, 32, S::i8, S::i8, S::i32, S::i32},
+                                 {16, 16, 32, S::u8, S::u8, S::u32, S::u32}};
   t.subgroup_operations = 0xff;  // every class up to quad
   return t;
 }

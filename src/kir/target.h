@@ -3,6 +3,8 @@
 // against them and record what the kernel actually used in Requirements.
 #pragma once
 
+#include "kir/kir.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,6 +25,13 @@ constexpr uint32_t clustered = 0x40;
 constexpr uint32_t quad = 0x80;
 } // namespace subgroup_ops
 
+// One multiply-add shape a device offers (VkCooperativeMatrixPropertiesKHR, subgroup scope):
+// A is m x k, B is k x n, C and the result m x n.
+struct CoopMatrixShape {
+  uint32_t m, n, k;
+  ScalarType a, b, c, result;
+};
+
 struct TargetDesc {
   std::string name;
   // Vulkan API version as major * 10 + minor: 12 = Vulkan 1.2, 13 = Vulkan 1.3.
@@ -41,6 +50,8 @@ struct TargetDesc {
   bool storage8 = false; // storageBuffer8BitAccess
   bool storage16 = false; // storageBuffer16BitAccess
   bool cooperative_matrix = false; // VK_KHR_cooperative_matrix (subgroup scope)
+  // The multiply-add shapes offered; empty = not known (not checked).
+  std::vector<CoopMatrixShape> cooperative_matrix_shapes;
   // Subgroup operations offered in compute shaders (subgroup_ops bits; Vulkan 1.1 guarantees
   // basic).
   uint32_t subgroup_operations = subgroup_ops::basic;

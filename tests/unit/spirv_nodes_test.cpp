@@ -250,3 +250,49 @@ TEST(SpirvNodes, CooperativeMatrixNeedsTheTarget) {
   EXPECT_FALSE(lavapipe().cooperative_matrix);
   EXPECT_TRUE(nvidia().cooperative_matrix);
 }
+
+TEST(SpirvNodes, CooperativeMatrixShapesComeFromTheTarget) {
+  // f32 A/B: no device advertises it; a target without a shape list does not check.
+  Kernel k;
+  k.name = "f32_mma";
+  k.workgroup_size[0] = 32;
+  BufferVar c = k.add_buffer("c", ScalarType::f32);
+  const ValueType ta = ValueType::coop_matrix(ScalarType::f32, 16, 16, MatrixUse::a);
+  const ValueType tb = ValueType::coop_matrix(ScalarType::f32, 16, 16, MatrixUse::b);
+  const ValueType tc = ValueType::coop_matrix(ScalarType::f32, 16, 16, MatrixUse::accumulator);
+  k.body = matrix_store(c, imm_u32(0), imm_u32(16), MatrixLayout::row_major,
+                        matrix_mul_add(matrix_fill(ta, imm_f32(1)), matrix_fill(tb, imm_f32(1)),
+                                       matrix_fill(tc, imm_f32(0))));
+  EXPECT_NE(emit_error(k, nvidia()).find("multiply-add 16x16x16 f32 x f32 + f32 is not among the "
+                                         "shapes target 'vulkan-nvidia' offers"),
+            std::string::npos)
+      << emit_error(k, nvidia());
+  TargetDesc any = nvidia();
+  any.cooperative_matrix_shapes.clear();
+  EXPECT_EQ(emit_error(k, any), "");
+  // Signed 8-bit components carry the signedness operands.
+  Kernel s;
+  s.name = "s8_mma";
+  s.workgroup_size[0] = 32;
+  BufferVar a8 = s.add_buffer("a", ScalarType::i8, true);
+  BufferVar c32 = s.add_buffer("c", ScalarType::i32, false, true);
+  const ValueType sa = ValueType::coop_matrix(ScalarType::i8, 16, 32, MatrixUse::a);
+  const ValueType sb = ValueType::coop_matrix(ScalarType::i8, 32, 16, MatrixUse::b);
+  const ValueType sc = ValueType::coop_matrix(ScalarType::i32, 16, 16, MatrixUse::accumulator);
+  s.body = matrix_store(
+      c32, imm_u32(0), imm_u32(16), MatrixLayout::row_major,
+      matrix_mul_add(matrix_load(sa, a8, imm_u32(0), imm_u32(32), MatrixLayout::row_major),
+                     matrix_load(sb, a8, imm_u32(512), imm_u32(32), MatrixLayout::col_major),
+                     matrix_fill(sc, imm_i32(0))));
+  Requirements used;
+  Module m = parse(emit_ok(s, nvidia(), &used));
+  EXPECT_TRUE(used.int8 && used.storage8);
+  bool found = false;
+  for (const auto &ins : m.instructions)
+    if ((ins[0] & 0xffff) == 4459) {
+      ASSERT_EQ(ins.size(), 7u); // type, id, A, B, C, operands
+      EXPECT_EQ(ins[6], 0xfu);   // A, B, C and result signed
+      found = true;
+    }
+  EXPECT_TRUE(found);
+}

@@ -7,6 +7,8 @@
 #include "target/spirv/emitter_impl.h"
 #include "target/spirv/spirv_khr.h"
 
+#include <fmt/format.h>
+
 namespace kiln::spirv {
 
 using kir::is_float;
@@ -41,7 +43,24 @@ void Emitter::stmt_node(const kir::MatrixStore *n) {
   b_.emit(khr::OpCooperativeMatrixStore, {ptr, v, b_.constant_u32(layout_of(n->layout)), stride});
 }
 
+// Whether the target offers a * b + c with these shapes and component types.
+bool Emitter::offers_mul_add(const kir::MatrixMulAdd *n) const {
+  if (t_.cooperative_matrix_shapes.empty()) return true;
+  const kir::MatrixShape &ma = n->a.get()->matrix, &mb = n->b.get()->matrix;
+  for (const kir::CoopMatrixShape &s : t_.cooperative_matrix_shapes)
+    if (s.m == ma.rows && s.k == ma.cols && s.n == mb.cols && s.a == n->a.type() &&
+        s.b == n->b.type() && s.c == n->c.type() && s.result == n->type)
+      return true;
+  return false;
+}
+
 uint32_t Emitter::expr_node(const kir::MatrixMulAdd *n) {
+  if (!offers_mul_add(n))
+    fail(fmt::format("cooperative-matrix multiply-add {}x{}x{} {} x {} + {} is not among the "
+                     "shapes target '{}' offers",
+                     n->a.get()->matrix.rows, n->b.get()->matrix.cols, n->a.get()->matrix.cols,
+                     kir::to_string(n->a.type()), kir::to_string(n->b.type()),
+                     kir::to_string(n->c.type()), t_.name));
   uint32_t a = expr(n->a), b = expr(n->b), c = expr(n->c);
   use(n->a.type(), true);
   use(n->type, true);
