@@ -136,10 +136,11 @@ const char *to_string(BuiltinKind b) {
   case BuiltinKind::workgroup_id_x: return "workgroup_id.x";
   case BuiltinKind::workgroup_id_y: return "workgroup_id.y";
   case BuiltinKind::workgroup_id_z: return "workgroup_id.z";
-  case BuiltinKind::subgroup_size: return "subgroup_size";
-  case BuiltinKind::subgroup_invocation_id: return "subgroup_invocation_id";
-  case BuiltinKind::subgroup_id: return "subgroup_id";
-  case BuiltinKind::num_subgroups: return "num_subgroups";
+  // Dotted like the other builtins, so that no variable name can print the same.
+  case BuiltinKind::subgroup_size: return "subgroup.size";
+  case BuiltinKind::subgroup_invocation_id: return "subgroup.invocation_id";
+  case BuiltinKind::subgroup_id: return "subgroup.id";
+  case BuiltinKind::num_subgroups: return "subgroup.num_subgroups";
   }
   return "?";
 }

@@ -40,10 +40,10 @@ TEST(KirNodes, SubgroupPrinting) {
   EXPECT_EQ(print(subgroup_broadcast(x, imm_u32(3))), "subgroup_broadcast<f32>(x, 3u)");
   EXPECT_EQ(print(subgroup_broadcast_first(x)), "subgroup_broadcast_first<f32>(x)");
   EXPECT_EQ(print(subgroup_shuffle(x, subgroup_invocation_id())),
-            "subgroup_shuffle<f32>(x, subgroup_invocation_id)");
+            "subgroup_shuffle<f32>(x, subgroup.invocation_id)");
   EXPECT_EQ(print(subgroup_shuffle_xor(x, imm_u32(1))), "subgroup_shuffle_xor<f32>(x, 1u)");
   EXPECT_EQ(print(subgroup_size() + subgroup_id() + num_subgroups()),
-            "((subgroup_size + subgroup_id) + num_subgroups)");
+            "((subgroup.size + subgroup.id) + subgroup.num_subgroups)");
   Expr v = var("v", ValueType::vector(ScalarType::i32, 2));
   EXPECT_EQ(print(subgroup_reduce(ReduceOp::add, v)), "subgroup_reduce<add, i32x2>(v)");
 }
@@ -152,4 +152,20 @@ TEST(KirNodes, FactoriesAssertOnMisuse) {
   EXPECT_DEATH(min(var("c", kC), var("d", kC)), "only add/sub/mul/div");
   EXPECT_DEATH(subgroup_reduce(ReduceOp::add, imm_bool(true)), "number scalar or vector");
   EXPECT_DEATH(subgroup_shuffle(imm_f32(1), imm_i32(0)), "lane must be u32");
+}
+
+TEST(KirNodes, PrintsVectorKernel) {
+  EXPECT_EQ(print(kir_test::vector_axpy_kernel()),
+            "kernel vector_axpy workgroup(64, 1, 1) push_constants 1\n"
+            "  buffer b0 a: f32 readonly\n"
+            "  buffer b1 b: f32 readonly\n"
+            "  buffer b2 out: f32 writeonly\n"
+            "{\n"
+            "  let i: u32 = global_id.x\n"
+            "  if ((i < pc[0])) {\n"
+            "    let e: u32 = (i * 4u)\n"
+            "    vstore<f32x4>(b2, e, ((vload<f32x4>(b0, e) * broadcast<f32x4>(2.0f)) + "
+            "vload<f32x4>(b1, e)))\n"
+            "  }\n"
+            "}\n");
 }
