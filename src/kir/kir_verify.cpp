@@ -89,6 +89,11 @@ public:
     check_uniform("coopmat_store");
     Visitor::visit(n);
   }
+  void visit(const SubgroupBroadcast *n) override {
+    if (n->lane.defined() && is_varying(n->lane))
+      fail("subgroup_broadcast lane may differ between invocations (it must be uniform)");
+    Visitor::visit(n);
+  }
   void visit(const MatrixMulAdd *n) override {
     check_uniform("coopmat_muladd");
     Visitor::visit(n);

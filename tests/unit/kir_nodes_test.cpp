@@ -117,6 +117,11 @@ TEST(KirNodes, VerifierRejectsMisuse) {
   k.body = vector_store(c, imm_u32(2), broadcast(imm_f32(1), 4));
   EXPECT_NE(verify(k).message().find("index 2 is not a multiple of its 4 lanes"),
             std::string::npos);
+  // A broadcast from a lane that differs between invocations.
+  k.body = store(c, global_id(0),
+                 subgroup_broadcast(imm_f32(1), subgroup_invocation_id() ^ imm_u32(1)));
+  EXPECT_NE(verify(k).message().find("lane may differ between invocations"), std::string::npos)
+      << verify(k).message();
   // A vector variable used with another lane count.
   k.body = let(var("v", ValueType::vector(ScalarType::f32, 4)), broadcast(imm_f32(1), 4),
                vector_store(c, imm_u32(0), var("v", ValueType::vector(ScalarType::f32, 2))));

@@ -72,8 +72,7 @@ inline Kernel coopmat_gemm_kernel(uint32_t subgroup = 32) {
   const ValueType tc = ValueType::coop_matrix(ScalarType::f32, 16, 16, MatrixUse::accumulator);
   Expr m0 = var("m0", ScalarType::u32), n0 = var("n0", ScalarType::u32);
   Expr kk = var("kk", ScalarType::u32), acc = var("acc", tc);
-  Expr M = push_const(0), N = push_const(1), K = push_const(2);
-  (void)M;
+  Expr N = push_const(1), K = push_const(2); // pc[0] = M sizes the grid only
   Expr step = matrix_mul_add(
       matrix_load(ta, a, m0 * K + kk * 16, K, MatrixLayout::row_major),
       matrix_load(tb, b, n0 * K + kk * 16, K, MatrixLayout::col_major), acc);
