@@ -11,6 +11,8 @@
 #include <spirv-tools/libspirv.hpp>
 #include <spirv/unified1/spirv.hpp>
 
+#include <cstdlib>
+#include <fstream>
 #include <set>
 
 using namespace kiln::kir;
@@ -77,6 +79,20 @@ Module parse(const std::vector<uint32_t> &w) {
     i += count;
   }
   return m;
+}
+
+// Cooperative-matrix modules also go through an external validator when KILN_SPIRV_VAL names a
+// spirv-val new enough to know SPV_KHR_cooperative_matrix (SPIRV-Tools 2023.3 or later):
+// "" when valid or when no validator is given.
+std::string validate_external(const std::vector<uint32_t> &words, const std::string &name) {
+  const char *val = std::getenv("KILN_SPIRV_VAL");
+  if (!val || !*val) return "";
+  std::string path = ::testing::TempDir() + "kiln_" + name + ".spv";
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char *>(words.data()),
+             static_cast<std::streamsize>(words.size() * 4));
+  std::string cmd = std::string(val) + " --target-env vulkan1.3 " + path;
+  return std::system(cmd.c_str()) == 0 ? "" : cmd + " failed";
 }
 
 // A kernel exercising every vector form: 2/3/4 lanes, casts, selects, intrinsics, pow.
@@ -197,6 +213,7 @@ TEST(SpirvNodes, CooperativeMatrixGemmForNvidia) {
   Requirements used;
   std::vector<uint32_t> words = emit_ok(kir_test::coopmat_gemm_kernel(), nvidia(), &used);
   ASSERT_FALSE(words.empty());
+  EXPECT_EQ(validate_external(words, "coopmat_gemm"), "");
   EXPECT_TRUE(used.cooperative_matrix);
   EXPECT_TRUE(used.float16);
   EXPECT_TRUE(used.storage16);
@@ -234,7 +251,9 @@ TEST(SpirvNodes, CooperativeMatrixElementwiseForms) {
                                    cast(ScalarType::f16, staged / m)),
                       store(n, global_id(0), matrix_length(tc))}));
   Requirements used;
-  Module mod = parse(emit_ok(k, nvidia(), &used));
+  std::vector<uint32_t> words = emit_ok(k, nvidia(), &used);
+  EXPECT_EQ(validate_external(words, "coopmat_forms"), "");
+  Module mod = parse(words);
   EXPECT_TRUE(used.cooperative_matrix);
   EXPECT_TRUE(mod.opcodes.count(spv::OpMatrixTimesScalar));
   EXPECT_TRUE(mod.opcodes.count(spv::OpFConvert));
@@ -285,7 +304,9 @@ TEST(SpirvNodes, CooperativeMatrixShapesComeFromTheTarget) {
                      matrix_load(sb, a8, imm_u32(512), imm_u32(32), MatrixLayout::col_major),
                      matrix_fill(sc, imm_i32(0))));
   Requirements used;
-  Module m = parse(emit_ok(s, nvidia(), &used));
+  std::vector<uint32_t> words = emit_ok(s, nvidia(), &used);
+  EXPECT_EQ(validate_external(words, "coopmat_s8"), "");
+  Module m = parse(words);
   EXPECT_TRUE(used.int8 && used.storage8);
   bool found = false;
   for (const auto &ins : m.instructions)
