@@ -228,7 +228,9 @@ private:
       check_shared(target, t);
     } else {
       check_buffer(target, t, is_load ? "coopmat_load from" : "coopmat_store to");
-      if (ok_buffer(target) && (is_load ? k_.buffers[target].writeonly : k_.buffers[target].readonly))
+      const bool denied = ok_buffer(target) && (is_load ? k_.buffers[target].writeonly
+                                                        : k_.buffers[target].readonly);
+      if (denied)
         fail(fmt::format("coopmat_{} {} buffer b{}", is_load ? "load from" : "store to",
                          is_load ? "writeonly" : "readonly", target));
     }

@@ -112,7 +112,8 @@ TEST(KirNodes, VerifierRejectsMisuse) {
   EXPECT_NE(verify(k).message().find("stride 6 (24 bytes) is not a multiple of 16"),
             std::string::npos)
       << verify(k).message();
-  k.body = let(var("m", kA), ld, vector_store(a, imm_u32(0), broadcast(fimm(ScalarType::f16, 1), 4)));
+  k.body = let(var("m", kA), ld,
+               vector_store(a, imm_u32(0), broadcast(fimm(ScalarType::f16, 1), 4)));
   EXPECT_NE(verify(k).message().find("vector store to readonly buffer b0"), std::string::npos);
   k.body = vector_store(c, imm_u32(2), broadcast(imm_f32(1), 4));
   EXPECT_NE(verify(k).message().find("index 2 is not a multiple of its 4 lanes"),

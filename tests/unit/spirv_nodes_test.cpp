@@ -242,7 +242,8 @@ TEST(SpirvNodes, CooperativeMatrixElementwiseForms) {
   const ValueType tc = ValueType::coop_matrix(ScalarType::f32, 16, 16, MatrixUse::accumulator);
   Expr m = var("m", tc);
   Expr loaded = matrix_load(tc, c, imm_u32(0), imm_u32(16), MatrixLayout::col_major);
-  Expr staged = matrix_load(tc, k.shared_array(0), imm_u32(0), imm_u32(16), MatrixLayout::row_major);
+  Expr staged =
+      matrix_load(tc, k.shared_array(0), imm_u32(0), imm_u32(16), MatrixLayout::row_major);
   k.body = let(m, matrix_scale(loaded + matrix_fill(tc, imm_f32(1)), imm_f32(0.5f)),
                block({matrix_store(k.shared_array(0), imm_u32(0), imm_u32(16),
                                    MatrixLayout::row_major, m * m - m),

@@ -39,7 +39,8 @@ uint32_t Emitter::vector_pointer(int buffer, const kir::Expr &index, int lanes) 
 
 uint32_t Emitter::expr_node(const kir::VectorLoad *n) {
   use(n->type, true);
-  if (n->lanes != 3) return op(spv::OpLoad, n->value_type(), {vector_pointer(n->buffer, n->index, n->lanes)});
+  if (n->lanes != 3)
+    return op(spv::OpLoad, n->value_type(), {vector_pointer(n->buffer, n->index, n->lanes)});
   uint32_t base = expr(n->index);
   ScalarType it = n->index.type();
   Words lanes;
@@ -102,10 +103,14 @@ uint32_t Emitter::expr_node(const kir::SubgroupReduce *n) {
   case kir::ReduceOp::add: o = f ? spv::OpGroupNonUniformFAdd : spv::OpGroupNonUniformIAdd; break;
   case kir::ReduceOp::mul: o = f ? spv::OpGroupNonUniformFMul : spv::OpGroupNonUniformIMul; break;
   case kir::ReduceOp::min:
-    o = f ? spv::OpGroupNonUniformFMin : s ? spv::OpGroupNonUniformSMin : spv::OpGroupNonUniformUMin;
+    o = f   ? spv::OpGroupNonUniformFMin
+        : s ? spv::OpGroupNonUniformSMin
+            : spv::OpGroupNonUniformUMin;
     break;
   case kir::ReduceOp::max:
-    o = f ? spv::OpGroupNonUniformFMax : s ? spv::OpGroupNonUniformSMax : spv::OpGroupNonUniformUMax;
+    o = f   ? spv::OpGroupNonUniformFMax
+        : s ? spv::OpGroupNonUniformSMax
+            : spv::OpGroupNonUniformUMax;
     break;
   }
   uint32_t v = expr(n->value);
