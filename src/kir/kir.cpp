@@ -1,11 +1,13 @@
 // Kernel IR: type helpers, names and the checked node factories.
 #include "kir/kir.h"
+#include "kir/kir_factory_util.h"
 
 #include "support/half.h"
 
 #include <cmath>
 
 namespace kiln::kir {
+using namespace detail;
 
 // ---- types and names ----
 
@@ -134,8 +136,65 @@ const char *to_string(BuiltinKind b) {
   case BuiltinKind::workgroup_id_x: return "workgroup_id.x";
   case BuiltinKind::workgroup_id_y: return "workgroup_id.y";
   case BuiltinKind::workgroup_id_z: return "workgroup_id.z";
+  // Dotted like the other builtins, so that no variable name can print the same.
+  case BuiltinKind::subgroup_size: return "subgroup.size";
+  case BuiltinKind::subgroup_invocation_id: return "subgroup.invocation_id";
+  case BuiltinKind::subgroup_id: return "subgroup.id";
+  case BuiltinKind::num_subgroups: return "subgroup.num_subgroups";
   }
   return "?";
+}
+
+const char *to_string(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::add: return "add";
+  case ReduceOp::mul: return "mul";
+  case ReduceOp::min: return "min";
+  case ReduceOp::max: return "max";
+  }
+  return "?";
+}
+
+const char *to_string(MatrixUse u) {
+  switch (u) {
+  case MatrixUse::a: return "a";
+  case MatrixUse::b: return "b";
+  case MatrixUse::accumulator: return "accumulator";
+  }
+  return "?";
+}
+
+const char *to_string(MatrixLayout l) {
+  switch (l) {
+  case MatrixLayout::row_major: return "row_major";
+  case MatrixLayout::col_major: return "col_major";
+  }
+  return "?";
+}
+
+std::string to_string(const ValueType &t) {
+  if (t.is_matrix())
+    return std::string("coopmat<") + to_string(t.elem) + ", " + std::to_string(t.matrix.rows) +
+           "x" + std::to_string(t.matrix.cols) + ", " + to_string(t.matrix.use) + ">";
+  if (t.is_vector()) return std::string(to_string(t.elem)) + "x" + std::to_string(t.lanes);
+  return to_string(t.elem);
+}
+
+ValueType ValueType::vector(ScalarType t, int lanes) {
+  KILN_ASSERT(lanes >= 2 && lanes <= 4, "kir: vectors have 2 to 4 lanes");
+  ValueType v(t);
+  v.lanes = static_cast<uint8_t>(lanes);
+  return v;
+}
+
+ValueType ValueType::coop_matrix(ScalarType component, uint32_t rows, uint32_t cols,
+                                 MatrixUse use) {
+  KILN_ASSERT(rows > 0 && cols > 0, "kir: empty cooperative matrix");
+  KILN_ASSERT(is_float(component) || is_int(component),
+              "kir: cooperative matrix component must be a number type");
+  ValueType v(component);
+  v.matrix = {rows, cols, use};
+  return v;
 }
 
 const char *to_string(ExprKind k) {
@@ -166,19 +225,6 @@ int arity(Intrinsic f) {
 // ---- expression factories ----
 namespace {
 
-template <class T> std::shared_ptr<T> node(ScalarType t) {
-  auto n = std::make_shared<T>();
-  n->kind = T::node_kind;
-  n->type = t;
-  return n;
-}
-
-template <class T> std::shared_ptr<T> stmt_node() {
-  auto n = std::make_shared<T>();
-  n->kind = T::node_kind;
-  return n;
-}
-
 int64_t wrap_to(ScalarType t, int64_t v) {
   switch (t) {
   case ScalarType::boolean: return v != 0;
@@ -197,11 +243,22 @@ int64_t wrap_to(ScalarType t, int64_t v) {
   KILN_ASSERT(false, "kir: integer constant of a float type");
 }
 
-bool is_index_type(ScalarType t) { return t == ScalarType::i32 || t == ScalarType::u32; }
 
-void check_operands(const Expr &a, const Expr &b) {
-  KILN_ASSERT(a.defined() && b.defined(), "kir: undefined operand");
-  KILN_ASSERT(a.type() == b.type(), "kir: operand types differ");
+void check_not_matrix(const Expr &a, const char *what) {
+  KILN_ASSERT(a.defined() && !a.is_matrix(), what);
+}
+
+// The type of a boolean result with a's lane count.
+ValueType bool_like(const Expr &a) {
+  ValueType t(ScalarType::boolean);
+  t.lanes = static_cast<uint8_t>(a.lanes());
+  return t;
+}
+
+ValueType with_elem(const Expr &a, ScalarType t) {
+  ValueType v = a.value_type();
+  v.elem = t;
+  return v;
 }
 
 } // namespace
@@ -235,7 +292,9 @@ Expr make_const(ScalarType t, double v) {
   return imm(t, static_cast<int64_t>(v));
 }
 
-Expr var(std::string name, ScalarType t) {
+Expr var(std::string name, ScalarType t) { return var(std::move(name), ValueType(t)); }
+
+Expr var(std::string name, const ValueType &t) {
   KILN_ASSERT(!name.empty(), "kir: variable without a name");
   auto n = node<Var>(t);
   n->name = std::move(name);
@@ -246,6 +305,9 @@ Expr binary(BinOp op, Expr a, Expr b) {
   check_operands(a, b);
   ScalarType t = a.type();
   KILN_ASSERT(t != ScalarType::boolean, "kir: arithmetic on booleans");
+  KILN_ASSERT(!a.is_matrix() || op == BinOp::add || op == BinOp::sub || op == BinOp::mul ||
+                  op == BinOp::div,
+              "kir: cooperative matrices take only add/sub/mul/div");
   switch (op) {
   case BinOp::add:
   case BinOp::sub:
@@ -261,7 +323,7 @@ Expr binary(BinOp op, Expr a, Expr b) {
   case BinOp::shl:
   case BinOp::shr: KILN_ASSERT(is_int(t), "kir: bit operation needs integers"); break;
   }
-  auto n = node<Binary>(t);
+  auto n = node<Binary>(a.value_type());
   n->op = op;
   n->a = std::move(a);
   n->b = std::move(b);
@@ -279,9 +341,10 @@ Expr pow(Expr a, Expr b) { return binary(BinOp::pow, std::move(a), std::move(b))
 
 Expr cmp(CmpOp op, Expr a, Expr b) {
   check_operands(a, b);
+  check_not_matrix(a, "kir: comparison of cooperative matrices");
   KILN_ASSERT(a.type() != ScalarType::boolean || op == CmpOp::eq || op == CmpOp::ne,
               "kir: ordered comparison of booleans");
-  auto n = node<Cmp>(ScalarType::boolean);
+  auto n = node<Cmp>(bool_like(a));
   n->op = op;
   n->a = std::move(a);
   n->b = std::move(b);
@@ -290,8 +353,8 @@ Expr cmp(CmpOp op, Expr a, Expr b) {
 
 Expr logical_and(Expr a, Expr b) {
   check_operands(a, b);
-  KILN_ASSERT(a.type() == ScalarType::boolean, "kir: && needs booleans");
-  auto n = node<And>(ScalarType::boolean);
+  KILN_ASSERT(a.type() == ScalarType::boolean && !a.is_matrix(), "kir: && needs booleans");
+  auto n = node<And>(a.value_type());
   n->a = std::move(a);
   n->b = std::move(b);
   return Expr(n);
@@ -299,8 +362,8 @@ Expr logical_and(Expr a, Expr b) {
 
 Expr logical_or(Expr a, Expr b) {
   check_operands(a, b);
-  KILN_ASSERT(a.type() == ScalarType::boolean, "kir: || needs booleans");
-  auto n = node<Or>(ScalarType::boolean);
+  KILN_ASSERT(a.type() == ScalarType::boolean && !a.is_matrix(), "kir: || needs booleans");
+  auto n = node<Or>(a.value_type());
   n->a = std::move(a);
   n->b = std::move(b);
   return Expr(n);
@@ -308,7 +371,7 @@ Expr logical_or(Expr a, Expr b) {
 
 Expr logical_not(Expr a) {
   KILN_ASSERT(a.defined() && a.type() == ScalarType::boolean, "kir: ! needs a boolean");
-  auto n = node<Not>(ScalarType::boolean);
+  auto n = node<Not>(a.value_type());
   n->a = std::move(a);
   return Expr(n);
 }
@@ -317,7 +380,10 @@ Expr select(Expr cond, Expr t, Expr f) {
   KILN_ASSERT(cond.defined() && cond.type() == ScalarType::boolean,
               "kir: select needs a boolean condition");
   check_operands(t, f);
-  auto n = node<Select>(t.type());
+  check_not_matrix(t, "kir: select of cooperative matrices");
+  KILN_ASSERT(cond.lanes() == 1 || cond.lanes() == t.lanes(),
+              "kir: select condition lanes must be 1 or the operands' lanes");
+  auto n = node<Select>(t.value_type());
   n->cond = std::move(cond);
   n->t = std::move(t);
   n->f = std::move(f);
@@ -327,7 +393,9 @@ Expr select(Expr cond, Expr t, Expr f) {
 Expr cast(ScalarType t, Expr x) {
   KILN_ASSERT(x.defined(), "kir: cast of an undefined value");
   if (x.type() == t) return x;
-  auto n = node<Cast>(t);
+  KILN_ASSERT(!x.is_matrix() || is_float(t) || is_int(t),
+              "kir: cooperative matrix component must be a number type");
+  auto n = node<Cast>(with_elem(x, t));
   n->value = std::move(x);
   return Expr(n);
 }
@@ -335,11 +403,12 @@ Expr cast(ScalarType t, Expr x) {
 Expr call(Intrinsic fn, std::vector<Expr> args) {
   KILN_ASSERT(static_cast<int>(args.size()) == arity(fn), "kir: wrong intrinsic arity");
   for (const Expr &a : args) check_operands(args[0], a);
+  check_not_matrix(args[0], "kir: intrinsic on a cooperative matrix");
   ScalarType t = args[0].type();
   bool int_ok = fn == Intrinsic::abs || fn == Intrinsic::sign;
   KILN_ASSERT(is_float(t) || (int_ok && is_int(t)), "kir: intrinsic operand type");
   bool predicate = fn == Intrinsic::isnan || fn == Intrinsic::isinf;
-  auto n = node<Call>(predicate ? ScalarType::boolean : t);
+  auto n = node<Call>(predicate ? bool_like(args[0]) : args[0].value_type());
   n->fn = fn;
   n->args = std::move(args);
   return Expr(n);
@@ -349,7 +418,7 @@ Expr load(BufferVar buf, Expr index) { return load(buf.index, buf.elem, std::mov
 
 Expr load(int buffer, ScalarType elem, Expr index) {
   KILN_ASSERT(buffer >= 0, "kir: negative buffer index");
-  KILN_ASSERT(index.defined() && is_index_type(index.type()), "kir: load index must be i32/u32");
+  KILN_ASSERT(is_index(index), "kir: load index must be i32/u32");
   auto n = node<Load>(elem);
   n->buffer = buffer;
   n->index = std::move(index);
@@ -388,7 +457,7 @@ Expr load_shared(SharedVar array, Expr index) {
 
 Expr load_shared(int array, ScalarType elem, Expr index) {
   KILN_ASSERT(array >= 0, "kir: negative shared array index");
-  KILN_ASSERT(index.defined() && is_index_type(index.type()),
+  KILN_ASSERT(is_index(index),
               "kir: shared index must be i32/u32");
   auto n = node<LoadShared>(elem);
   n->array = array;
@@ -416,17 +485,19 @@ Expr operator!=(Expr a, Expr b) { return cmp(CmpOp::ne, std::move(a), std::move(
 Expr operator&&(Expr a, Expr b) { return logical_and(std::move(a), std::move(b)); }
 Expr operator||(Expr a, Expr b) { return logical_or(std::move(a), std::move(b)); }
 Expr operator!(Expr a) { return logical_not(std::move(a)); }
-Expr operator-(Expr a) {
-  Expr zero = make_const(a.type(), 0);
-  return sub(zero, std::move(a));
-}
-
 namespace {
+// A constant of a's type (broadcast for vectors).
 Expr like(const Expr &a, int64_t v) {
-  KILN_ASSERT(a.defined(), "kir: undefined operand");
-  return is_float(a.type()) ? fimm(a.type(), static_cast<double>(v)) : imm(a.type(), v);
+  KILN_ASSERT(a.defined() && !a.is_matrix(), "kir: undefined operand or matrix");
+  Expr c = is_float(a.type()) ? fimm(a.type(), static_cast<double>(v)) : imm(a.type(), v);
+  return a.is_vector() ? broadcast(c, a.lanes()) : c;
 }
 } // namespace
+
+Expr operator-(Expr a) {
+  Expr zero = like(a, 0);
+  return sub(zero, std::move(a));
+}
 
 Expr operator+(Expr a, int64_t b) { return add(a, like(a, b)); }
 Expr operator-(Expr a, int64_t b) { return sub(a, like(a, b)); }
@@ -449,8 +520,8 @@ Stmt store(BufferVar buf, Expr index, Expr value) {
 
 Stmt store(int buffer, Expr index, Expr value) {
   KILN_ASSERT(buffer >= 0, "kir: negative buffer index");
-  KILN_ASSERT(index.defined() && is_index_type(index.type()), "kir: store index must be i32/u32");
-  KILN_ASSERT(value.defined(), "kir: undefined stored value");
+  KILN_ASSERT(is_index(index), "kir: store index must be i32/u32");
+  KILN_ASSERT(value.defined() && value.is_scalar(), "kir: stored value must be a scalar");
   auto n = stmt_node<Store>();
   n->buffer = buffer;
   n->index = std::move(index);
@@ -460,9 +531,9 @@ Stmt store(int buffer, Expr index, Expr value) {
 
 Stmt for_loop(Expr v, Expr begin, Expr extent, Stmt body) {
   KILN_ASSERT(v.as<Var>() != nullptr, "kir: loop variable must be a Var");
-  KILN_ASSERT(is_index_type(v.type()), "kir: loop variable must be i32/u32");
-  KILN_ASSERT(begin.defined() && begin.type() == v.type(), "kir: loop begin type");
-  KILN_ASSERT(extent.defined() && extent.type() == v.type(), "kir: loop extent type");
+  KILN_ASSERT(is_index(v), "kir: loop variable must be i32/u32");
+  KILN_ASSERT(begin.defined() && begin.value_type() == v.value_type(), "kir: loop begin type");
+  KILN_ASSERT(extent.defined() && extent.value_type() == v.value_type(), "kir: loop extent type");
   KILN_ASSERT(body.defined(), "kir: loop without a body");
   auto n = stmt_node<For>();
   n->var = std::move(v);
@@ -473,7 +544,8 @@ Stmt for_loop(Expr v, Expr begin, Expr extent, Stmt body) {
 }
 
 Stmt if_then(Expr cond, Stmt then_case, Stmt else_case) {
-  KILN_ASSERT(cond.defined() && cond.type() == ScalarType::boolean, "kir: if needs a boolean");
+  KILN_ASSERT(cond.defined() && cond.value_type() == ValueType(ScalarType::boolean),
+              "kir: if needs a boolean");
   KILN_ASSERT(then_case.defined(), "kir: if without a then branch");
   auto n = stmt_node<If>();
   n->cond = std::move(cond);
@@ -484,7 +556,7 @@ Stmt if_then(Expr cond, Stmt then_case, Stmt else_case) {
 
 Stmt let(Expr v, Expr value, Stmt body) {
   KILN_ASSERT(v.as<Var>() != nullptr, "kir: let binds a Var");
-  KILN_ASSERT(value.defined() && value.type() == v.type(), "kir: let value type");
+  KILN_ASSERT(value.defined() && value.value_type() == v.value_type(), "kir: let value type");
   KILN_ASSERT(body.defined(), "kir: let without a body");
   auto n = stmt_node<Let>();
   n->var = std::move(v);
@@ -495,7 +567,7 @@ Stmt let(Expr v, Expr value, Stmt body) {
 
 Stmt declare_var(Expr v, Expr init) {
   KILN_ASSERT(v.as<Var>() != nullptr, "kir: declare_var declares a Var");
-  KILN_ASSERT(init.defined() && init.type() == v.type(), "kir: declare_var init type");
+  KILN_ASSERT(init.defined() && init.value_type() == v.value_type(), "kir: declare_var init type");
   auto n = stmt_node<DeclareVar>();
   n->var = std::move(v);
   n->init = std::move(init);
@@ -504,7 +576,7 @@ Stmt declare_var(Expr v, Expr init) {
 
 Stmt assign(Expr v, Expr value) {
   KILN_ASSERT(v.as<Var>() != nullptr, "kir: assign to a Var");
-  KILN_ASSERT(value.defined() && value.type() == v.type(), "kir: assigned value type");
+  KILN_ASSERT(value.defined() && value.value_type() == v.value_type(), "kir: assigned value type");
   auto n = stmt_node<Assign>();
   n->var = std::move(v);
   n->value = std::move(value);
@@ -527,9 +599,9 @@ Stmt store_shared(SharedVar array, Expr index, Expr value) {
 
 Stmt store_shared(int array, Expr index, Expr value) {
   KILN_ASSERT(array >= 0, "kir: negative shared array index");
-  KILN_ASSERT(index.defined() && is_index_type(index.type()),
+  KILN_ASSERT(is_index(index),
               "kir: shared index must be i32/u32");
-  KILN_ASSERT(value.defined(), "kir: undefined stored value");
+  KILN_ASSERT(value.defined() && value.is_scalar(), "kir: stored value must be a scalar");
   auto n = stmt_node<StoreShared>();
   n->array = array;
   n->index = std::move(index);

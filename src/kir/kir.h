@@ -19,6 +19,16 @@
 //   per element (0 or 1); loads and stores convert.
 // - Variables are identified by name. For, Let and DeclareVar bind a name; DeclareVar's
 //   scope is the rest of its enclosing Block. Only DeclareVar variables may be Assigned.
+// - Values are scalars, vectors of 2-4 lanes of one scalar type, or cooperative matrices
+//   (ValueType). Expr::type() is the scalar (lane / component) type of every value; lanes()
+//   and matrix() tell the rest. Arithmetic (Binary, Cmp, And/Or/Not, Select, Cast, Call) is
+//   elementwise on vectors of equal lanes; on cooperative matrices only add/sub/mul/div of two
+//   matrices of one type, Cast of the component type and MatrixScale exist.
+// - VectorLoad/VectorStore take the element index of the first lane, which must be a multiple
+//   of the lane count (the access is one aligned 8- or 16-byte access for 2 and 4 lanes).
+// - Subgroup operations and cooperative-matrix operations must be reached by every invocation
+//   of the subgroup (uniform control flow); cooperative-matrix offsets and strides are in
+//   elements of the buffer / shared array, and should be 16-byte multiples.
 #pragma once
 
 #include "support/status.h"
@@ -49,13 +59,52 @@ enum class Intrinsic {
 };
 enum class BuiltinKind {
   global_id_x, global_id_y, global_id_z, local_id_x, local_id_y, local_id_z,
-  workgroup_id_x, workgroup_id_y, workgroup_id_z
+  workgroup_id_x, workgroup_id_y, workgroup_id_z,
+  subgroup_size, subgroup_invocation_id, subgroup_id, num_subgroups
+};
+// Combiners of SubgroupReduce.
+enum class ReduceOp { add, mul, min, max };
+enum class ShuffleMode { index, xor_mask };
+// Cooperative-matrix operand roles (SPIR-V CooperativeMatrixUse) and memory layouts.
+enum class MatrixUse { a, b, accumulator };
+enum class MatrixLayout { row_major, col_major };
+// Where a cooperative matrix is loaded from / stored to.
+enum class MemSpace { buffer, shared };
+
+// A cooperative matrix of subgroup scope: component type (in ValueType::elem), rows x cols,
+// use. rows == 0 means "not a matrix".
+struct MatrixShape {
+  uint32_t rows = 0, cols = 0;
+  MatrixUse use = MatrixUse::a;
+  bool operator==(const MatrixShape &o) const = default;
+};
+
+// The full type of a value: a scalar (lanes 1), a vector (lanes 2..4) or a cooperative
+// matrix (matrix.rows > 0, lanes 1). Implicitly built from a ScalarType.
+struct ValueType {
+  ScalarType elem = ScalarType::i32;
+  uint8_t lanes = 1;
+  MatrixShape matrix;
+  ValueType() = default;
+  ValueType(ScalarType t) : elem(t) {} // NOLINT: a scalar type is a value type
+  static ValueType vector(ScalarType t, int lanes);
+  static ValueType coop_matrix(ScalarType component, uint32_t rows, uint32_t cols,
+                               MatrixUse use);
+  bool is_scalar() const { return lanes == 1 && matrix.rows == 0; }
+  bool is_vector() const { return lanes > 1; }
+  bool is_matrix() const { return matrix.rows > 0; }
+  bool operator==(const ValueType &o) const = default;
 };
 
 const char *to_string(BinOp op);
 const char *to_string(CmpOp op);
 const char *to_string(Intrinsic f);
 const char *to_string(BuiltinKind b);
+const char *to_string(ReduceOp op);
+const char *to_string(MatrixUse u);
+const char *to_string(MatrixLayout l);
+// "f32", "f32x4", "coopmat<f16, 16x16, a>".
+std::string to_string(const ValueType &t);
 int arity(Intrinsic f);
 
 #define KILN_KIR_EXPR_KINDS(X)                                                                 \
@@ -73,7 +122,19 @@ int arity(Intrinsic f);
   X(Load)                                                                                      \
   X(Builtin)                                                                                   \
   X(PushConst)                                                                                 \
-  X(LoadShared)
+  X(LoadShared)                                                                                \
+  X(VectorLoad)                                                                                \
+  X(Broadcast)                                                                                 \
+  X(ExtractLane)                                                                               \
+  X(MakeVector)                                                                                \
+  X(SubgroupReduce)                                                                            \
+  X(SubgroupBroadcast)                                                                         \
+  X(SubgroupShuffle)                                                                           \
+  X(MatrixLoad)                                                                                \
+  X(MatrixMulAdd)                                                                              \
+  X(MatrixFill)                                                                                \
+  X(MatrixScale)                                                                               \
+  X(MatrixLength)
 
 #define KILN_KIR_STMT_KINDS(X)                                                                 \
   X(Store)                                                                                     \
@@ -84,7 +145,9 @@ int arity(Intrinsic f);
   X(Assign)                                                                                    \
   X(Block)                                                                                     \
   X(Barrier)                                                                                   \
-  X(StoreShared)
+  X(StoreShared)                                                                               \
+  X(VectorStore)                                                                               \
+  X(MatrixStore)
 
 enum class ExprKind {
 #define KILN_KIR_ENUM(K) K,
@@ -98,7 +161,15 @@ const char *to_string(StmtKind k);
 
 struct ExprNode {
   ExprKind kind;
-  ScalarType type;
+  ScalarType type; // scalar, lane or matrix component type
+  uint8_t lanes = 1;
+  MatrixShape matrix; // rows == 0: not a matrix
+  ValueType value_type() const {
+    ValueType t(type);
+    t.lanes = lanes;
+    t.matrix = matrix;
+    return t;
+  }
 };
 struct StmtNode {
   StmtKind kind;
@@ -112,6 +183,11 @@ public:
   bool defined() const { return node_ != nullptr; }
   ExprKind kind() const { return node_->kind; }
   ScalarType type() const { return node_->type; }
+  int lanes() const { return node_->lanes; }
+  ValueType value_type() const { return node_->value_type(); }
+  bool is_scalar() const { return node_->lanes == 1 && node_->matrix.rows == 0; }
+  bool is_vector() const { return node_->lanes > 1; }
+  bool is_matrix() const { return node_->matrix.rows > 0; }
   const ExprNode *get() const { return node_.get(); }
   bool same_as(const Expr &o) const { return node_ == o.node_; }
   template <class T> const T *as() const {
@@ -205,6 +281,71 @@ struct LoadShared : ExprNode {
   Expr index;
 };
 
+// Lanes [index, index + lanes) of a buffer as one vector; index % lanes == 0.
+struct VectorLoad : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::VectorLoad;
+  int buffer;
+  Expr index;
+};
+struct Broadcast : ExprNode { // scalar -> every lane
+  static constexpr ExprKind node_kind = ExprKind::Broadcast;
+  Expr value;
+};
+struct ExtractLane : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::ExtractLane;
+  Expr vector;
+  int lane;
+};
+struct MakeVector : ExprNode { // lanes from scalars
+  static constexpr ExprKind node_kind = ExprKind::MakeVector;
+  std::vector<Expr> elems;
+};
+// The combination of `value` over the active invocations of the subgroup (every invocation
+// gets the result). Integer or float scalars and vectors.
+struct SubgroupReduce : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::SubgroupReduce;
+  ReduceOp op;
+  Expr value;
+};
+// `value` of the invocation `lane` (a dynamically uniform u32), or of the lowest active
+// invocation when `lane` is undefined.
+struct SubgroupBroadcast : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::SubgroupBroadcast;
+  Expr value, lane;
+};
+// `value` of invocation `lane` (index mode) or of `subgroup_invocation_id ^ lane` (xor mode).
+struct SubgroupShuffle : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::SubgroupShuffle;
+  ShuffleMode mode;
+  Expr value, lane;
+};
+// A cooperative matrix (this node's type) read from a buffer or shared array: element (r, c)
+// at offset + r * stride + c (row-major) or offset + c * stride + r (column-major).
+struct MatrixLoad : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::MatrixLoad;
+  MemSpace space;
+  int target; // buffer or shared array index
+  Expr offset, stride; // u32/i32, in elements
+  MatrixLayout layout;
+};
+struct MatrixMulAdd : ExprNode { // a * b + c; the type is c's
+  static constexpr ExprKind node_kind = ExprKind::MatrixMulAdd;
+  Expr a, b, c;
+};
+struct MatrixFill : ExprNode { // every element = value (a scalar of the component type)
+  static constexpr ExprKind node_kind = ExprKind::MatrixFill;
+  Expr value;
+};
+struct MatrixScale : ExprNode { // matrix * scalar
+  static constexpr ExprKind node_kind = ExprKind::MatrixScale;
+  Expr value, scale;
+};
+// The number of elements of a matrix of type `of` that one invocation holds (u32).
+struct MatrixLength : ExprNode {
+  static constexpr ExprKind node_kind = ExprKind::MatrixLength;
+  ValueType of;
+};
+
 // ---- statement nodes ----
 struct Store : StmtNode {
   static constexpr StmtKind node_kind = StmtKind::Store;
@@ -248,6 +389,20 @@ struct StoreShared : StmtNode {
   Expr index, value;
 };
 
+struct VectorStore : StmtNode { // lanes of value to [index, index + lanes)
+  static constexpr StmtKind node_kind = StmtKind::VectorStore;
+  int buffer;
+  Expr index, value;
+};
+struct MatrixStore : StmtNode { // the inverse of MatrixLoad
+  static constexpr StmtKind node_kind = StmtKind::MatrixStore;
+  MemSpace space;
+  int target;
+  Expr offset, stride;
+  MatrixLayout layout;
+  Expr value;
+};
+
 // Typed references to a kernel's buffers and shared arrays (see Kernel::add_buffer).
 struct BufferVar {
   int index;
@@ -270,6 +425,7 @@ Expr imm_f32(float v);
 // rounded toward zero).
 Expr make_const(ScalarType t, double v);
 Expr var(std::string name, ScalarType t);
+Expr var(std::string name, const ValueType &t); // a vector or matrix variable
 Expr binary(BinOp op, Expr a, Expr b);
 Expr add(Expr a, Expr b);
 Expr sub(Expr a, Expr b);
@@ -284,7 +440,7 @@ Expr logical_and(Expr a, Expr b);
 Expr logical_or(Expr a, Expr b);
 Expr logical_not(Expr a);
 Expr select(Expr cond, Expr t, Expr f);
-Expr cast(ScalarType t, Expr x); // identity cast returns x
+Expr cast(ScalarType t, Expr x); // identity cast returns x; vectors/matrices keep their shape
 Expr call(Intrinsic fn, std::vector<Expr> args);
 Expr load(BufferVar buf, Expr index);
 Expr load(int buffer, ScalarType elem, Expr index);
@@ -295,6 +451,33 @@ Expr workgroup_id(int axis);
 Expr push_const(int slot); // u32
 Expr load_shared(SharedVar array, Expr index);
 Expr load_shared(int array, ScalarType elem, Expr index);
+// Vectors.
+Expr vector_load(BufferVar buf, Expr index, int lanes);
+Expr vector_load(int buffer, ScalarType elem, Expr index, int lanes);
+Expr broadcast(Expr scalar, int lanes);
+Expr extract_lane(Expr vector, int lane);
+Expr make_vector(std::vector<Expr> elems);
+// Subgroups.
+Expr subgroup_reduce(ReduceOp op, Expr value);
+Expr subgroup_broadcast(Expr value, Expr lane);
+Expr subgroup_broadcast_first(Expr value);
+Expr subgroup_shuffle(Expr value, Expr lane);
+Expr subgroup_shuffle_xor(Expr value, Expr mask);
+Expr subgroup_size();
+Expr subgroup_invocation_id();
+Expr subgroup_id();
+Expr num_subgroups();
+// Cooperative matrices (subgroup scope).
+Expr matrix_load(const ValueType &type, BufferVar buf, Expr offset, Expr stride,
+                 MatrixLayout layout);
+Expr matrix_load(const ValueType &type, SharedVar array, Expr offset, Expr stride,
+                 MatrixLayout layout);
+Expr matrix_load(const ValueType &type, MemSpace space, int target, Expr offset, Expr stride,
+                 MatrixLayout layout);
+Expr matrix_mul_add(Expr a, Expr b, Expr c);
+Expr matrix_fill(const ValueType &type, Expr value);
+Expr matrix_scale(Expr matrix, Expr scale);
+Expr matrix_length(const ValueType &type);
 
 // Operators build nodes; `==` etc. build Cmp nodes (use Expr::same_as for identity).
 // Mixed with a C++ number, the number becomes a constant of the Expr's type.
@@ -342,6 +525,12 @@ Stmt block(std::vector<Stmt> stmts);
 Stmt barrier();
 Stmt store_shared(SharedVar array, Expr index, Expr value);
 Stmt store_shared(int array, Expr index, Expr value);
+Stmt vector_store(BufferVar buf, Expr index, Expr value);
+Stmt vector_store(int buffer, Expr index, Expr value);
+Stmt matrix_store(BufferVar buf, Expr offset, Expr stride, MatrixLayout layout, Expr value);
+Stmt matrix_store(SharedVar array, Expr offset, Expr stride, MatrixLayout layout, Expr value);
+Stmt matrix_store(MemSpace space, int target, Expr offset, Expr stride, MatrixLayout layout,
+                  Expr value);
 
 // ---- kernels ----
 struct BufferParam {

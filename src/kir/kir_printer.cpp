@@ -38,6 +38,22 @@ std::string infix(const char *op, const Expr &a, const Expr &b) {
 
 bool is_infix(BinOp op) { return op != BinOp::min && op != BinOp::max && op != BinOp::pow; }
 
+// "f16, 16x16, a": the type arguments of the cooperative-matrix keywords.
+std::string matrix_args(const ValueType &t) {
+  return fmt::format("{}, {}x{}, {}", to_string(t.elem), t.matrix.rows, t.matrix.cols,
+                     to_string(t.matrix.use));
+}
+
+std::string space_ref(MemSpace space, int target) {
+  return fmt::format("{}{}", space == MemSpace::buffer ? "b" : "s", target);
+}
+
+std::string args_list(const std::vector<Expr> &args) {
+  std::string s;
+  for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + print(args[i]);
+  return s;
+}
+
 class ExprPrinter {
 public:
   std::string run(const Expr &e) {
@@ -67,12 +83,10 @@ private:
     return fmt::format("select({}, {}, {})", print(n->cond), print(n->t), print(n->f));
   }
   std::string print_node(const Cast *n) {
-    return fmt::format("{}({})", to_string(n->type), print(n->value));
+    return fmt::format("{}({})", to_string(n->value_type()), print(n->value));
   }
   std::string print_node(const Call *n) {
-    std::string s = std::string(to_string(n->fn)) + "(";
-    for (size_t i = 0; i < n->args.size(); ++i) s += (i ? ", " : "") + print(n->args[i]);
-    return s + ")";
+    return fmt::format("{}({})", to_string(n->fn), args_list(n->args));
   }
   std::string print_node(const Load *n) {
     return fmt::format("b{}[{}]", n->buffer, print(n->index));
@@ -81,6 +95,55 @@ private:
   std::string print_node(const PushConst *n) { return fmt::format("pc[{}]", n->slot); }
   std::string print_node(const LoadShared *n) {
     return fmt::format("s{}[{}]", n->array, print(n->index));
+  }
+  std::string print_node(const VectorLoad *n) {
+    return fmt::format("vload<{}>(b{}, {})", to_string(n->value_type()), n->buffer,
+                       print(n->index));
+  }
+  std::string print_node(const Broadcast *n) {
+    return fmt::format("broadcast<{}>({})", to_string(n->value_type()), print(n->value));
+  }
+  std::string print_node(const ExtractLane *n) {
+    return fmt::format("extract_lane<{}>({}, {})", to_string(n->type), print(n->vector),
+                       n->lane);
+  }
+  std::string print_node(const MakeVector *n) {
+    return fmt::format("make_vector<{}>({})", to_string(n->value_type()), args_list(n->elems));
+  }
+  std::string print_node(const SubgroupReduce *n) {
+    return fmt::format("subgroup_reduce<{}, {}>({})", to_string(n->op),
+                       to_string(n->value_type()), print(n->value));
+  }
+  std::string print_node(const SubgroupBroadcast *n) {
+    if (!n->lane.defined())
+      return fmt::format("subgroup_broadcast_first<{}>({})", to_string(n->value_type()),
+                         print(n->value));
+    return fmt::format("subgroup_broadcast<{}>({}, {})", to_string(n->value_type()),
+                       print(n->value), print(n->lane));
+  }
+  std::string print_node(const SubgroupShuffle *n) {
+    return fmt::format("{}<{}>({}, {})",
+                       n->mode == ShuffleMode::index ? "subgroup_shuffle" : "subgroup_shuffle_xor",
+                       to_string(n->value_type()), print(n->value), print(n->lane));
+  }
+  std::string print_node(const MatrixLoad *n) {
+    return fmt::format("coopmat_load<{}>({}, {}, {}, {})", matrix_args(n->value_type()),
+                       space_ref(n->space, n->target), print(n->offset), print(n->stride),
+                       to_string(n->layout));
+  }
+  std::string print_node(const MatrixMulAdd *n) {
+    return fmt::format("coopmat_muladd<{}>({}, {}, {})", matrix_args(n->value_type()),
+                       print(n->a), print(n->b), print(n->c));
+  }
+  std::string print_node(const MatrixFill *n) {
+    return fmt::format("coopmat_fill<{}>({})", matrix_args(n->value_type()), print(n->value));
+  }
+  std::string print_node(const MatrixScale *n) {
+    return fmt::format("coopmat_scale<{}>({}, {})", matrix_args(n->value_type()),
+                       print(n->value), print(n->scale));
+  }
+  std::string print_node(const MatrixLength *n) {
+    return fmt::format("coopmat_length<{}>()", matrix_args(n->of));
   }
 };
 
@@ -109,7 +172,7 @@ private:
     --indent_;
   }
   static std::string decl(const Expr &v) {
-    return fmt::format("{}: {}", print(v), to_string(v.type()));
+    return fmt::format("{}: {}", print(v), to_string(v.value_type()));
   }
 
   void print_node(const Store *n) {
@@ -145,6 +208,16 @@ private:
   void print_node(const Barrier *) { line("barrier()"); }
   void print_node(const StoreShared *n) {
     line(fmt::format("s{}[{}] = {}", n->array, print(n->index), print(n->value)));
+  }
+  void print_node(const VectorStore *n) {
+    line(fmt::format("vstore<{}>(b{}, {}, {})", to_string(n->value.value_type()), n->buffer,
+                     print(n->index), print(n->value)));
+  }
+  void print_node(const MatrixStore *n) {
+    line(fmt::format("coopmat_store<{}>({}, {}, {}, {}, {})",
+                     matrix_args(n->value.value_type()), space_ref(n->space, n->target),
+                     print(n->offset), print(n->stride), to_string(n->layout),
+                     print(n->value)));
   }
 };
 

@@ -150,6 +150,10 @@ protected:
   Expr visit(const Binary *n, const Expr &self) override {
     Expr a = mutate(n->a), b = mutate(n->b);
     ScalarType t = n->type;
+    if (!a.is_scalar()) { // vectors and matrices: no constants to fold, identities are scalar
+      if (a.same_as(n->a) && b.same_as(n->b)) return self;
+      return binary(n->op, a, b);
+    }
     if (is_const(a) && is_const(b)) {
       if (is_int(t)) {
         if (auto r = fold_int(n->op, t, *int_const(a), *int_const(b))) return imm(t, *r);
@@ -213,6 +217,15 @@ protected:
     if (auto r = fold_cast(n->type, v)) return *r;
     if (v.same_as(n->value)) return self;
     return cast(n->type, v);
+  }
+
+  // extract_lane(broadcast(x), i) -> x; extract_lane(make_vector(..., x_i, ...), i) -> x_i.
+  Expr visit(const ExtractLane *n, const Expr &self) override {
+    Expr v = mutate(n->vector);
+    if (const Broadcast *b = v.as<Broadcast>()) return b->value;
+    if (const MakeVector *m = v.as<MakeVector>()) return m->elems[n->lane];
+    if (v.same_as(n->vector)) return self;
+    return extract_lane(v, n->lane);
   }
 
   Stmt visit(const If *n, const Stmt &self) override {

@@ -28,8 +28,13 @@ bool unrollable_body(const Stmt &s) {
     for (const Stmt &c : s.as<Block>()->stmts)
       if (!unrollable_body(c)) return false;
     return true;
-  default: return true;
+  case StmtKind::Store:
+  case StmtKind::Assign:
+  case StmtKind::StoreShared:
+  case StmtKind::VectorStore:
+  case StmtKind::MatrixStore: return true;
   }
+  return true;
 }
 
 Stmt unroll(const Stmt &s, int64_t min_extent, int factor) {
@@ -65,8 +70,15 @@ Stmt unroll(const Stmt &s, int64_t min_extent, int factor) {
     for (const Stmt &c : s.as<Block>()->stmts) out.push_back(unroll(c, min_extent, factor));
     return block(std::move(out));
   }
-  default: return s;
+  case StmtKind::Store:
+  case StmtKind::DeclareVar:
+  case StmtKind::Assign:
+  case StmtKind::Barrier:
+  case StmtKind::StoreShared:
+  case StmtKind::VectorStore:
+  case StmtKind::MatrixStore: return s;
   }
+  return s;
 }
 
 } // namespace
@@ -98,8 +110,15 @@ int64_t loop_iterations(const Stmt &s) {
     }
     return total;
   }
-  default: return 0;
+  case StmtKind::Store:
+  case StmtKind::DeclareVar:
+  case StmtKind::Assign:
+  case StmtKind::Barrier:
+  case StmtKind::StoreShared:
+  case StmtKind::VectorStore:
+  case StmtKind::MatrixStore: return 0;
   }
+  return 0;
 }
 
 Kernel unroll_long_loops(const Kernel &k, int64_t min_extent, int factor) {

@@ -5,13 +5,46 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 namespace kiln::kir {
 namespace {
 
 struct Binding {
-  ScalarType type;
+  ValueType type;
   bool mutable_;
+};
+
+// Whether an expression may differ between the invocations of a subgroup: it reads a
+// per-invocation builtin, a shuffled value, or a variable bound to such a value. Loads count
+// as varying only through their index. Conservative (a uniform value may be reported varying).
+class VaryingCheck : public Visitor {
+public:
+  explicit VaryingCheck(const std::set<std::string> &varying) : varying_(varying) {}
+  bool found = false;
+  using Visitor::visit;
+  void visit(const Var *n) override { found = found || varying_.count(n->name) > 0; }
+  void visit(const Builtin *n) override {
+    switch (n->builtin) {
+    case BuiltinKind::global_id_x:
+    case BuiltinKind::global_id_y:
+    case BuiltinKind::global_id_z:
+    case BuiltinKind::local_id_x:
+    case BuiltinKind::local_id_y:
+    case BuiltinKind::local_id_z:
+    case BuiltinKind::subgroup_invocation_id: found = true; return;
+    case BuiltinKind::workgroup_id_x:
+    case BuiltinKind::workgroup_id_y:
+    case BuiltinKind::workgroup_id_z:
+    case BuiltinKind::subgroup_size:
+    case BuiltinKind::subgroup_id:
+    case BuiltinKind::num_subgroups: return;
+    }
+  }
+  void visit(const SubgroupShuffle *) override { found = true; }
+
+private:
+  const std::set<std::string> &varying_;
 };
 
 class Verifier : public Visitor {
@@ -24,9 +57,54 @@ public:
   void visit(const Var *n) override {
     auto it = scope_.find(n->name);
     if (it == scope_.end()) return fail(fmt::format("variable '{}' used out of scope", n->name));
-    if (it->second.type != n->type)
-      fail(fmt::format("variable '{}' used as {} but declared {}", n->name, to_string(n->type),
-                       to_string(it->second.type)));
+    if (it->second.type != n->value_type())
+      fail(fmt::format("variable '{}' used as {} but declared {}", n->name,
+                       to_string(n->value_type()), to_string(it->second.type)));
+  }
+
+  void visit(const VectorLoad *n) override {
+    check_buffer(n->buffer, n->type, "vector load from");
+    if (ok_buffer(n->buffer) && k_.buffers[n->buffer].writeonly)
+      fail(fmt::format("vector load from writeonly buffer b{}", n->buffer));
+    check_lane_alignment(n->index, n->lanes);
+    visit(n->index);
+  }
+
+  void visit(const VectorStore *n) override {
+    check_buffer(n->buffer, n->value.type(), "vector store to");
+    if (ok_buffer(n->buffer) && k_.buffers[n->buffer].readonly)
+      fail(fmt::format("vector store to readonly buffer b{}", n->buffer));
+    check_lane_alignment(n->index, n->value.lanes());
+    visit(n->index);
+    visit(n->value);
+  }
+
+  void visit(const MatrixLoad *n) override {
+    check_matrix_memory(n->space, n->target, n->type, n->offset, n->stride, true);
+    check_uniform("coopmat_load");
+    Visitor::visit(n);
+  }
+  void visit(const MatrixStore *n) override {
+    check_matrix_memory(n->space, n->target, n->value.type(), n->offset, n->stride, false);
+    check_uniform("coopmat_store");
+    Visitor::visit(n);
+  }
+  void visit(const SubgroupBroadcast *n) override {
+    if (n->lane.defined() && is_varying(n->lane))
+      fail("subgroup_broadcast lane may differ between invocations (it must be uniform)");
+    Visitor::visit(n);
+  }
+  void visit(const MatrixMulAdd *n) override {
+    check_uniform("coopmat_muladd");
+    Visitor::visit(n);
+  }
+  void visit(const MatrixFill *n) override {
+    check_uniform("coopmat_fill");
+    Visitor::visit(n);
+  }
+  void visit(const MatrixScale *n) override {
+    check_uniform("coopmat_scale");
+    Visitor::visit(n);
   }
 
   void visit(const Load *n) override {
@@ -64,18 +142,22 @@ public:
   void visit(const For *n) override {
     visit(n->begin);
     visit(n->extent);
-    scoped(n->var, false, [&] { visit(n->body); });
+    const bool divergent = is_varying(n->begin) || is_varying(n->extent);
+    nonuniform_ += divergent;
+    scoped(n->var, false, [&] { visit(n->body); }, divergent);
+    nonuniform_ -= divergent;
   }
 
   void visit(const Let *n) override {
     visit(n->value);
-    scoped(n->var, false, [&] { visit(n->body); });
+    scoped(n->var, false, [&] { visit(n->body); }, is_varying(n->value));
   }
 
   void visit(const DeclareVar *n) override {
     visit(n->init);
     const Var *v = n->var.as<Var>();
-    if (!bind(v->name, {v->type, true})) return;
+    if (!bind(v->name, {v->value_type(), true})) return;
+    if (is_varying(n->init)) varying_.insert(v->name);
     if (!block_decls_.empty()) block_decls_.back().push_back(v->name);
   }
 
@@ -86,27 +168,78 @@ public:
     if (it == scope_.end()) return fail(fmt::format("assignment to undeclared '{}'", v->name));
     if (!it->second.mutable_)
       return fail(fmt::format("assignment to immutable '{}' (loop or let variable)", v->name));
-    if (it->second.type != v->type) fail(fmt::format("assignment to '{}' with wrong type", v->name));
+    if (it->second.type != v->value_type())
+      fail(fmt::format("assignment to '{}' with wrong type", v->name));
+    if (is_varying(n->value) || nonuniform_ > 0) varying_.insert(v->name);
   }
 
   void visit(const Block *n) override {
     block_decls_.emplace_back();
     for (const Stmt &s : n->stmts) visit(s);
-    for (const std::string &name : block_decls_.back()) scope_.erase(name);
+    for (const std::string &name : block_decls_.back()) unbind(name);
     block_decls_.pop_back();
   }
 
   void visit(const If *n) override {
     visit(n->cond);
+    const bool divergent = is_varying(n->cond);
+    nonuniform_ += divergent;
     // A DeclareVar directly in a branch (not in a Block) is scoped to that branch.
     branch(n->then_case);
     branch(n->else_case);
+    nonuniform_ -= divergent;
   }
 
 private:
   const Kernel &k_;
   std::map<std::string, Binding> scope_;
   std::vector<std::vector<std::string>> block_decls_;
+  std::set<std::string> varying_; // variables that may differ between invocations
+  int nonuniform_ = 0;            // depth of control flow that may diverge in a subgroup
+
+  void unbind(const std::string &name) {
+    scope_.erase(name);
+    varying_.erase(name);
+  }
+
+  bool is_varying(const Expr &e) const {
+    VaryingCheck c(varying_);
+    c.visit(e);
+    return c.found;
+  }
+
+  void check_uniform(const char *what) {
+    if (nonuniform_ > 0)
+      fail(fmt::format("{} in control flow that may diverge within a subgroup (cooperative-"
+                       "matrix operations need uniform control flow: pad or peel instead)",
+                       what));
+  }
+
+  void check_lane_alignment(const Expr &index, int lanes) {
+    if (const IntImm *c = index.as<IntImm>(); c && c->value % lanes != 0)
+      fail(fmt::format("vector access at index {} is not a multiple of its {} lanes", c->value,
+                       lanes));
+  }
+
+  // Memory, permissions and (for constant operands) the 16-byte alignment of a matrix access.
+  void check_matrix_memory(MemSpace space, int target, ScalarType t, const Expr &offset,
+                           const Expr &stride, bool is_load) {
+    if (space == MemSpace::shared) {
+      check_shared(target, t);
+    } else {
+      check_buffer(target, t, is_load ? "coopmat_load from" : "coopmat_store to");
+      const bool denied = ok_buffer(target) && (is_load ? k_.buffers[target].writeonly
+                                                        : k_.buffers[target].readonly);
+      if (denied)
+        fail(fmt::format("coopmat_{} {} buffer b{}", is_load ? "load from" : "store to",
+                         is_load ? "writeonly" : "readonly", target));
+    }
+    for (const Expr *e : {&offset, &stride})
+      if (const IntImm *c = e->as<IntImm>(); c && (c->value * storage_bytes(t)) % 16 != 0)
+        fail(fmt::format("cooperative-matrix {} {} ({} bytes) is not a multiple of 16 bytes",
+                         e == &offset ? "offset" : "stride", c->value,
+                         c->value * storage_bytes(t)));
+  }
 
   void fail(std::string msg) {
     if (error.empty()) error = std::move(msg);
@@ -121,21 +254,22 @@ private:
     return true;
   }
 
-  template <class F> void scoped(const Expr &var, bool is_mutable, F body) {
+  template <class F> void scoped(const Expr &var, bool is_mutable, F body, bool varying) {
     const Var *v = var.as<Var>();
-    if (!bind(v->name, {v->type, is_mutable})) return;
+    if (!bind(v->name, {v->value_type(), is_mutable})) return;
+    if (varying) varying_.insert(v->name);
     block_decls_.emplace_back();
     body();
-    for (const std::string &name : block_decls_.back()) scope_.erase(name);
+    for (const std::string &name : block_decls_.back()) unbind(name);
     block_decls_.pop_back();
-    scope_.erase(v->name);
+    unbind(v->name);
   }
 
   void branch(const Stmt &s) {
     if (!s.defined()) return;
     block_decls_.emplace_back();
     visit(s);
-    for (const std::string &name : block_decls_.back()) scope_.erase(name);
+    for (const std::string &name : block_decls_.back()) unbind(name);
     block_decls_.pop_back();
   }
 

@@ -58,6 +58,36 @@ void Visitor::visit(const Load *n) { visit(n->index); }
 void Visitor::visit(const Builtin *) {}
 void Visitor::visit(const PushConst *) {}
 void Visitor::visit(const LoadShared *n) { visit(n->index); }
+void Visitor::visit(const VectorLoad *n) { visit(n->index); }
+void Visitor::visit(const Broadcast *n) { visit(n->value); }
+void Visitor::visit(const ExtractLane *n) { visit(n->vector); }
+void Visitor::visit(const MakeVector *n) {
+  for (const Expr &e : n->elems) visit(e);
+}
+void Visitor::visit(const SubgroupReduce *n) { visit(n->value); }
+void Visitor::visit(const SubgroupBroadcast *n) {
+  visit(n->value);
+  visit(n->lane);
+}
+void Visitor::visit(const SubgroupShuffle *n) {
+  visit(n->value);
+  visit(n->lane);
+}
+void Visitor::visit(const MatrixLoad *n) {
+  visit(n->offset);
+  visit(n->stride);
+}
+void Visitor::visit(const MatrixMulAdd *n) {
+  visit(n->a);
+  visit(n->b);
+  visit(n->c);
+}
+void Visitor::visit(const MatrixFill *n) { visit(n->value); }
+void Visitor::visit(const MatrixScale *n) {
+  visit(n->value);
+  visit(n->scale);
+}
+void Visitor::visit(const MatrixLength *) {}
 
 void Visitor::visit(const Store *n) {
   visit(n->index);
@@ -93,6 +123,15 @@ void Visitor::visit(const Block *n) {
 void Visitor::visit(const Barrier *) {}
 void Visitor::visit(const StoreShared *n) {
   visit(n->index);
+  visit(n->value);
+}
+void Visitor::visit(const VectorStore *n) {
+  visit(n->index);
+  visit(n->value);
+}
+void Visitor::visit(const MatrixStore *n) {
+  visit(n->offset);
+  visit(n->stride);
   visit(n->value);
 }
 
@@ -192,6 +231,79 @@ Expr Mutator::visit(const LoadShared *n, const Expr &self) {
   return load_shared(n->array, n->type, i);
 }
 
+Expr Mutator::visit(const VectorLoad *n, const Expr &self) {
+  Expr i = mutate(n->index);
+  if (i.same_as(n->index)) return self;
+  return vector_load(n->buffer, n->type, i, n->lanes);
+}
+
+Expr Mutator::visit(const Broadcast *n, const Expr &self) {
+  Expr v = mutate(n->value);
+  if (v.same_as(n->value)) return self;
+  return broadcast(v, n->lanes);
+}
+
+Expr Mutator::visit(const ExtractLane *n, const Expr &self) {
+  Expr v = mutate(n->vector);
+  if (v.same_as(n->vector)) return self;
+  return extract_lane(v, n->lane);
+}
+
+Expr Mutator::visit(const MakeVector *n, const Expr &self) {
+  std::vector<Expr> elems;
+  bool changed = false;
+  for (const Expr &e : n->elems) {
+    elems.push_back(mutate(e));
+    changed = changed || !elems.back().same_as(e);
+  }
+  if (!changed) return self;
+  return make_vector(std::move(elems));
+}
+
+Expr Mutator::visit(const SubgroupReduce *n, const Expr &self) {
+  Expr v = mutate(n->value);
+  if (v.same_as(n->value)) return self;
+  return subgroup_reduce(n->op, v);
+}
+
+Expr Mutator::visit(const SubgroupBroadcast *n, const Expr &self) {
+  Expr v = mutate(n->value), l = mutate(n->lane);
+  if (v.same_as(n->value) && l.same_as(n->lane)) return self;
+  return l.defined() ? subgroup_broadcast(v, l) : subgroup_broadcast_first(v);
+}
+
+Expr Mutator::visit(const SubgroupShuffle *n, const Expr &self) {
+  Expr v = mutate(n->value), l = mutate(n->lane);
+  if (v.same_as(n->value) && l.same_as(n->lane)) return self;
+  return n->mode == ShuffleMode::index ? subgroup_shuffle(v, l) : subgroup_shuffle_xor(v, l);
+}
+
+Expr Mutator::visit(const MatrixLoad *n, const Expr &self) {
+  Expr o = mutate(n->offset), st = mutate(n->stride);
+  if (o.same_as(n->offset) && st.same_as(n->stride)) return self;
+  return matrix_load(n->value_type(), n->space, n->target, o, st, n->layout);
+}
+
+Expr Mutator::visit(const MatrixMulAdd *n, const Expr &self) {
+  Expr a = mutate(n->a), b = mutate(n->b), c = mutate(n->c);
+  if (a.same_as(n->a) && b.same_as(n->b) && c.same_as(n->c)) return self;
+  return matrix_mul_add(a, b, c);
+}
+
+Expr Mutator::visit(const MatrixFill *n, const Expr &self) {
+  Expr v = mutate(n->value);
+  if (v.same_as(n->value)) return self;
+  return matrix_fill(n->value_type(), v);
+}
+
+Expr Mutator::visit(const MatrixScale *n, const Expr &self) {
+  Expr m = mutate(n->value), f = mutate(n->scale);
+  if (m.same_as(n->value) && f.same_as(n->scale)) return self;
+  return matrix_scale(m, f);
+}
+
+Expr Mutator::visit(const MatrixLength *, const Expr &self) { return self; }
+
 Stmt Mutator::visit(const Store *n, const Stmt &self) {
   Expr i = mutate(n->index), v = mutate(n->value);
   if (i.same_as(n->index) && v.same_as(n->value)) return self;
@@ -248,6 +360,18 @@ Stmt Mutator::visit(const StoreShared *n, const Stmt &self) {
   Expr i = mutate(n->index), v = mutate(n->value);
   if (i.same_as(n->index) && v.same_as(n->value)) return self;
   return store_shared(n->array, i, v);
+}
+
+Stmt Mutator::visit(const VectorStore *n, const Stmt &self) {
+  Expr i = mutate(n->index), v = mutate(n->value);
+  if (i.same_as(n->index) && v.same_as(n->value)) return self;
+  return vector_store(n->buffer, i, v);
+}
+
+Stmt Mutator::visit(const MatrixStore *n, const Stmt &self) {
+  Expr o = mutate(n->offset), st = mutate(n->stride), v = mutate(n->value);
+  if (o.same_as(n->offset) && st.same_as(n->stride) && v.same_as(n->value)) return self;
+  return matrix_store(n->space, n->target, o, st, n->layout, v);
 }
 
 } // namespace kiln::kir

@@ -31,6 +31,10 @@ TargetDesc make_lavapipe() {
   t.max_workgroup_size[2] = 1024;
   t.float16 = true;
   t.float64 = true;
+  // Mesa 22.3's lavapipe: everything but clustered operations; no cooperative matrices.
+  t.subgroup_operations = subgroup_ops::basic | subgroup_ops::vote | subgroup_ops::arithmetic |
+                          subgroup_ops::ballot | subgroup_ops::shuffle |
+                          subgroup_ops::shuffle_relative | subgroup_ops::quad;
   return t;
 }
 
@@ -48,6 +52,15 @@ TargetDesc make_nvidia() {
   t.float16 = true;
   t.float64 = true;
   t.cooperative_matrix = true;
+  // A subset of what NVIDIA's driver advertises on Ampere and later (A/B are never f32).
+  using S = ScalarType;
+  t.cooperative_matrix_shapes = {{16, 16, 16, S::f16, S::f16, S::f32, S::f32},
+                                 {16, 16, 16, S::f16, S::f16, S::f16, S::f16},
+                                 {16, 8, 16, S::f16, S::f16, S::f32, S::f32},
+                                 {16, 8, 16, S::f16, S::f16, S::f16, S::f16},
+                                 {16, 16, 32, S::i8, S::i8, S::i32, S::i32},
+                                 {16, 16, 32, S::u8, S::u8, S::u32, S::u32}};
+  t.subgroup_operations = 0xff;  // every class up to quad
   return t;
 }
 

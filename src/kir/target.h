@@ -3,12 +3,34 @@
 // against them and record what the kernel actually used in Requirements.
 #pragma once
 
+#include "kir/kir.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace kiln::kir {
+
+// Subgroup operation classes, the bits of VkSubgroupFeatureFlags (VkPhysicalDeviceSubgroup
+// Properties::supportedOperations).
+namespace subgroup_ops {
+constexpr uint32_t basic = 0x1;       // subgroup builtins, elect, barriers
+constexpr uint32_t vote = 0x2;
+constexpr uint32_t arithmetic = 0x4;  // SubgroupReduce
+constexpr uint32_t ballot = 0x8;      // SubgroupBroadcast
+constexpr uint32_t shuffle = 0x10;    // SubgroupShuffle (index and xor)
+constexpr uint32_t shuffle_relative = 0x20;
+constexpr uint32_t clustered = 0x40;
+constexpr uint32_t quad = 0x80;
+} // namespace subgroup_ops
+
+// One multiply-add shape a device offers (VkCooperativeMatrixPropertiesKHR, subgroup scope):
+// A is m x k, B is k x n, C and the result m x n.
+struct CoopMatrixShape {
+  uint32_t m, n, k;
+  ScalarType a, b, c, result;
+};
 
 struct TargetDesc {
   std::string name;
@@ -27,7 +49,12 @@ struct TargetDesc {
   bool int64 = false;    // shaderInt64
   bool storage8 = false; // storageBuffer8BitAccess
   bool storage16 = false; // storageBuffer16BitAccess
-  bool cooperative_matrix = false;
+  bool cooperative_matrix = false; // VK_KHR_cooperative_matrix (subgroup scope)
+  // The multiply-add shapes offered; empty = not known (not checked).
+  std::vector<CoopMatrixShape> cooperative_matrix_shapes;
+  // Subgroup operations offered in compute shaders (subgroup_ops bits; Vulkan 1.1 guarantees
+  // basic).
+  uint32_t subgroup_operations = subgroup_ops::basic;
 };
 
 // What a kernel actually uses; mirrors the artifact schema's Requirements table.
@@ -42,6 +69,7 @@ struct Requirements {
   uint32_t subgroup_size = 0; // required subgroup size, 0 = any
   uint32_t shared_memory_bytes = 0;
   bool cooperative_matrix = false;
+  uint32_t subgroup_operations = 0; // subgroup_ops bits the kernel uses (not in the schema yet)
   uint32_t max_workgroup_invocations = 0; // the kernel's workgroup size product
   uint64_t loop_iterations = 0; // per invocation, every loop counted; 0 when unknown
 };

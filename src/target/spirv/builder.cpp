@@ -1,6 +1,7 @@
 #include "target/spirv/builder.h"
 
 #include "support/status.h"
+#include "target/spirv/spirv_khr.h"
 
 namespace kiln::spirv {
 
@@ -114,6 +115,13 @@ uint32_t Builder::type_struct(const Words &members) {
 
 uint32_t Builder::type_function(uint32_t ret) { return cached_type(spv::OpTypeFunction, {ret}); }
 
+uint32_t Builder::type_cooperative_matrix(uint32_t component, uint32_t rows, uint32_t cols,
+                                          uint32_t use) {
+  Words ops = {component, constant_u32(spv::ScopeSubgroup), constant_u32(rows),
+               constant_u32(cols), constant_u32(use)};
+  return cached_type(khr::OpTypeCooperativeMatrix, ops);
+}
+
 uint32_t Builder::constant(uint32_t type, const Words &bits) {
   Words key = {type};
   key.insert(key.end(), bits.begin(), bits.end());
@@ -172,6 +180,7 @@ uint32_t Builder::ext_inst(uint32_t type, uint32_t inst, const Words &args) {
 Words Builder::finish(uint32_t version, uint32_t fn, uint32_t fn_type, uint32_t void_type) const {
   Words out = {spv::MagicNumber, version, 0 /* generator */, next_id_, 0};
   for (spv::Capability c : capabilities_) append(out, spv::OpCapability, {uint32_t(c)});
+  for (const std::string &e : extensions_) append(out, spv::OpExtension, string_words(e));
   if (glsl_ != 0) {
     Words ops = {glsl_};
     Words s = string_words("GLSL.std.450");
@@ -179,7 +188,7 @@ Words Builder::finish(uint32_t version, uint32_t fn, uint32_t fn_type, uint32_t 
     append(out, spv::OpExtInstImport, ops);
   }
   append(out, spv::OpMemoryModel,
-         {uint32_t(spv::AddressingModelLogical), uint32_t(spv::MemoryModelGLSL450)});
+         {uint32_t(spv::AddressingModelLogical), uint32_t(memory_model_)});
   out.insert(out.end(), entry_.begin(), entry_.end());
   out.insert(out.end(), modes_.begin(), modes_.end());
   out.insert(out.end(), debug_.begin(), debug_.end());

@@ -19,6 +19,8 @@ public:
   uint32_t new_id() { return next_id_++; }
 
   void capability(spv::Capability c) { capabilities_.insert(c); }
+  void extension(const std::string &name) { extensions_.insert(name); }
+  void memory_model(spv::MemoryModel m) { memory_model_ = m; }
   uint32_t import_glsl();
   void name(uint32_t id, const std::string &n);
   void decorate(uint32_t id, spv::Decoration d, Words literals = {});
@@ -39,6 +41,9 @@ public:
   uint32_t type_array_with_stride(uint32_t elem, uint32_t count, uint32_t stride);
   uint32_t type_struct(const Words &members);
   uint32_t type_function(uint32_t ret);
+  // OpTypeCooperativeMatrixKHR of subgroup scope; `use` is a CooperativeMatrixUse value.
+  uint32_t type_cooperative_matrix(uint32_t component, uint32_t rows, uint32_t cols,
+                                   uint32_t use);
 
   // Constants (uniqued by type and bit pattern).
   uint32_t constant(uint32_t type, const Words &bits);
@@ -62,6 +67,8 @@ private:
   uint32_t next_id_ = 1;
   uint32_t glsl_ = 0;
   std::set<spv::Capability> capabilities_;
+  std::set<std::string> extensions_;
+  spv::MemoryModel memory_model_ = spv::MemoryModelGLSL450;
   Words entry_, modes_, debug_, annotations_, globals_, fn_vars_, body_;
   std::map<Words, uint32_t> types_;     // opcode + operands -> id
   std::map<Words, uint32_t> constants_; // type + bits -> id

@@ -1,6 +1,7 @@
 // SPIR-V emitter: module structure, resource declarations, statements and the target check.
 #include "target/spirv/emitter_impl.h"
 #include "target/spirv/spirv.h"
+#include "target/spirv/spirv_khr.h"
 
 #include <fmt/format.h>
 
@@ -57,6 +58,7 @@ Result<Words> Emitter::run(kir::Requirements *used) {
   if (!error_.empty()) return Status::error("kernel '" + k_.name + "': " + error_);
   KILN_TRY(check_target(used).with_context("kernel '" + k_.name + "'"));
   add_capabilities();
+  decorate_aliased_views();
   b_.entry_point(fn, "main", interface_);
   b_.local_size(fn, k_.workgroup_size[0], k_.workgroup_size[1], k_.workgroup_size[2]);
   b_.name(fn, k_.name.empty() ? "main" : k_.name);
@@ -80,6 +82,14 @@ Status Emitter::check_target(kir::Requirements *used) {
   for (const Need &n : needs)
     if (n.used && !n.offered)
       return Status::error(fmt::format("uses {}, which target '{}' lacks", n.what, t_.name));
+  if (uint32_t missing = usage_.subgroup_ops & ~t_.subgroup_operations)
+    return Status::error(fmt::format("uses subgroup operations 0x{:x} (VkSubgroupFeatureFlags), "
+                                     "which target '{}' lacks (it offers 0x{:x})",
+                                     missing, t_.name, t_.subgroup_operations));
+  if (usage_.cooperative_matrix && !t_.cooperative_matrix)
+    return Status::error(fmt::format("uses cooperative matrices (VK_KHR_cooperative_matrix), "
+                                     "which target '{}' lacks",
+                                     t_.name));
   if (used) {
     *used = kir::Requirements();
     used->float16 = usage_.float16;
@@ -89,6 +99,8 @@ Status Emitter::check_target(kir::Requirements *used) {
     used->int64 = usage_.int64;
     used->storage8 = usage_.storage8;
     used->storage16 = usage_.storage16;
+    used->subgroup_operations = usage_.subgroup_ops;
+    used->cooperative_matrix = usage_.cooperative_matrix;
     used->shared_memory_bytes = shared_bytes(k_);
     used->max_workgroup_invocations =
         k_.workgroup_size[0] * k_.workgroup_size[1] * k_.workgroup_size[2];
@@ -105,27 +117,60 @@ void Emitter::add_capabilities() {
   if (usage_.float64) b_.capability(spv::CapabilityFloat64);
   if (usage_.storage8) b_.capability(spv::CapabilityStorageBuffer8BitAccess);
   if (usage_.storage16) b_.capability(spv::CapabilityStorageBuffer16BitAccess);
+  if (usage_.subgroup_ops) b_.capability(spv::CapabilityGroupNonUniform);
+  if (usage_.subgroup_ops & kir::subgroup_ops::arithmetic)
+    b_.capability(spv::CapabilityGroupNonUniformArithmetic);
+  if (usage_.subgroup_ops & kir::subgroup_ops::ballot)
+    b_.capability(spv::CapabilityGroupNonUniformBallot);
+  if (usage_.subgroup_ops & kir::subgroup_ops::shuffle)
+    b_.capability(spv::CapabilityGroupNonUniformShuffle);
+  if (usage_.cooperative_matrix) {
+    // The Vulkan memory model, as the cooperative-matrix rules ask (core in SPIR-V 1.5).
+    b_.capability(khr::CapabilityCooperativeMatrix);
+    b_.capability(spv::CapabilityVulkanMemoryModel);
+    b_.extension(khr::kExtension);
+    b_.memory_model(spv::MemoryModelVulkan);
+  }
 }
 
 void Emitter::declare_buffers() {
   for (size_t i = 0; i < k_.buffers.size(); ++i) {
     const kir::BufferParam &p = k_.buffers[i];
     use(p.elem == ScalarType::boolean ? ScalarType::u8 : p.elem, false);
-    uint32_t elem = storage_type_of(p.elem);
-    uint32_t array = b_.type_runtime_array(elem, kir::storage_bytes(p.elem));
-    uint32_t block = b_.type_struct({array});
-    b_.decorate(block, spv::DecorationBlock);
-    b_.member_decorate(block, 0, spv::DecorationOffset, {0});
-    if (p.readonly) b_.member_decorate(block, 0, spv::DecorationNonWritable);
-    if (p.writeonly) b_.member_decorate(block, 0, spv::DecorationNonReadable);
-    uint32_t ptr = b_.type_pointer(spv::StorageClassStorageBuffer, block);
-    uint32_t var = b_.global_variable(ptr, spv::StorageClassStorageBuffer);
-    b_.decorate(var, spv::DecorationDescriptorSet, {0});
-    b_.decorate(var, spv::DecorationBinding, {static_cast<uint32_t>(i)});
-    b_.name(var, p.name);
-    buffers_.push_back(var);
-    interface_.push_back(var);
+    buffers_.push_back(declare_buffer_variable(static_cast<int>(i), storage_type_of(p.elem),
+                                               kir::storage_bytes(p.elem)));
   }
+}
+
+// A storage-buffer variable at set 0, binding `buffer`: a Block struct holding a runtime array
+// of `elem_type` with the given stride.
+uint32_t Emitter::declare_buffer_variable(int buffer, uint32_t elem_type, uint32_t stride) {
+  const kir::BufferParam &p = k_.buffers[buffer];
+  uint32_t array = b_.type_runtime_array(elem_type, stride);
+  uint32_t block = b_.type_struct({array});
+  b_.decorate(block, spv::DecorationBlock);
+  b_.member_decorate(block, 0, spv::DecorationOffset, {0});
+  if (p.readonly) b_.member_decorate(block, 0, spv::DecorationNonWritable);
+  if (p.writeonly) b_.member_decorate(block, 0, spv::DecorationNonReadable);
+  uint32_t ptr = b_.type_pointer(spv::StorageClassStorageBuffer, block);
+  uint32_t var = b_.global_variable(ptr, spv::StorageClassStorageBuffer);
+  b_.decorate(var, spv::DecorationDescriptorSet, {0});
+  b_.decorate(var, spv::DecorationBinding, {static_cast<uint32_t>(buffer)});
+  b_.name(var, p.name);
+  interface_.push_back(var);
+  return var;
+}
+
+// Buffers read or written through a vector view have two variables on one binding; both are
+// marked Aliased so that the compiler keeps their accesses ordered.
+void Emitter::decorate_aliased_views() {
+  std::vector<bool> viewed(k_.buffers.size(), false);
+  for (const auto &[key, var] : views_) {
+    viewed[key.first] = true;
+    b_.decorate(var, spv::DecorationAliased);
+  }
+  for (size_t i = 0; i < viewed.size(); ++i)
+    if (viewed[i]) b_.decorate(buffers_[i], spv::DecorationAliased);
 }
 
 void Emitter::declare_shared() {
@@ -256,9 +301,9 @@ void Emitter::stmt_node(const kir::Let *n) {
 }
 
 void Emitter::stmt_node(const kir::DeclareVar *n) {
-  ScalarType t = n->var.type();
-  use(t, true);
-  uint32_t ptr = b_.function_variable(b_.type_pointer(spv::StorageClassFunction, type_of(t)));
+  use(n->var.type(), true);
+  uint32_t ptr = b_.function_variable(
+      b_.type_pointer(spv::StorageClassFunction, type_of(n->var.value_type())));
   b_.emit(spv::OpStore, {ptr, expr(n->init)});
   const std::string &name = n->var.as<kir::Var>()->name;
   b_.name(ptr, name);
@@ -291,6 +336,26 @@ void Emitter::stmt_node(const kir::Barrier *) {
 void Emitter::stmt_node(const kir::StoreShared *n) {
   uint32_t ptr = shared_pointer(n->array, n->index);
   b_.emit(spv::OpStore, {ptr, expr(n->value)});
+}
+
+void Emitter::stmt_node(const kir::VectorStore *n) {
+  const int lanes = n->value.lanes();
+  uint32_t v = expr(n->value);
+  use(n->value.type(), true);
+  if (lanes == 3) { // no 12-byte view: three scalar stores
+    uint32_t base = expr(n->index);
+    ScalarType it = n->index.type();
+    for (uint32_t l = 0; l < 3; ++l) {
+      uint32_t i = op(spv::OpIAdd, it, {base, int_constant(it, l)});
+      uint32_t ptr = b_.emit_result(
+          spv::OpAccessChain,
+          b_.type_pointer(spv::StorageClassStorageBuffer, type_of(n->value.type())),
+          {buffers_[n->buffer], b_.constant_u32(0), i});
+      b_.emit(spv::OpStore, {ptr, op(spv::OpCompositeExtract, n->value.type(), {v, l})});
+    }
+    return;
+  }
+  b_.emit(spv::OpStore, {vector_pointer(n->buffer, n->index, lanes), v});
 }
 
 Result<std::vector<uint32_t>> emit_spirv(const kir::Kernel &k, const kir::TargetDesc &t,

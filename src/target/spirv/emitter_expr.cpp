@@ -1,5 +1,6 @@
 // SPIR-V emitter: types, constants, conversions and expressions.
 #include "target/spirv/emitter_impl.h"
+#include "target/spirv/spirv_khr.h"
 
 #include "support/half.h"
 
@@ -29,10 +30,18 @@ ScalarType widened(ScalarType t) { return int_type(std::max(bits(t), 32), is_sig
 
 } // namespace
 
-uint32_t Emitter::type_of(ScalarType t) {
-  if (t == ScalarType::boolean) return b_.type_bool();
-  if (is_float(t)) return b_.type_float(bits(t));
-  return b_.type_int(bits(t), is_signed_int(t));
+uint32_t Emitter::type_of(const ValueType &vt) {
+  const ScalarType t = vt.elem;
+  uint32_t scalar = t == ScalarType::boolean ? b_.type_bool()
+                    : is_float(t)            ? b_.type_float(bits(t))
+                                             : b_.type_int(bits(t), is_signed_int(t));
+  if (vt.is_vector()) return b_.type_vector(scalar, vt.lanes);
+  if (!vt.is_matrix()) return scalar;
+  usage_.cooperative_matrix = true;
+  uint32_t use = vt.matrix.use == kir::MatrixUse::a   ? khr::kUseA
+                 : vt.matrix.use == kir::MatrixUse::b ? khr::kUseB
+                                                      : khr::kUseAccumulator;
+  return b_.type_cooperative_matrix(scalar, vt.matrix.rows, vt.matrix.cols, use);
 }
 
 uint32_t Emitter::storage_type_of(ScalarType t) {
@@ -143,14 +152,14 @@ uint32_t Emitter::expr_node(const kir::Var *n) {
   const Binding &b = it->second.back();
   if (!b.is_pointer) return b.id;
   use(n->type, true);
-  return op(spv::OpLoad, n->type, {b.id});
+  return op(spv::OpLoad, n->value_type(), {b.id});
 }
 
 uint32_t Emitter::expr_node(const kir::Binary *n) {
-  ScalarType t = n->type;
+  const ValueType t = n->value_type();
   uint32_t a = expr(n->a), b = expr(n->b);
-  use(t, true);
-  bool f = is_float(t), s = is_signed_int(t);
+  use(t.elem, true);
+  bool f = is_float(t.elem), s = is_signed_int(t.elem);
   switch (n->op) {
   case kir::BinOp::add: return op(f ? spv::OpFAdd : spv::OpIAdd, t, {a, b});
   case kir::BinOp::sub: return op(f ? spv::OpFSub : spv::OpISub, t, {a, b});
@@ -161,7 +170,10 @@ uint32_t Emitter::expr_node(const kir::Binary *n) {
     return glsl(t, f ? GLSLstd450FMin : s ? GLSLstd450SMin : GLSLstd450UMin, {a, b});
   case kir::BinOp::max:
     return glsl(t, f ? GLSLstd450FMax : s ? GLSLstd450SMax : GLSLstd450UMax, {a, b});
-  case kir::BinOp::pow: return pow(a, b, t);
+  case kir::BinOp::pow:
+    return per_lane(t, {a, b}, {t.elem, t.elem}, [&](const Words &v) {
+      return pow(v[0], v[1], t.elem);
+    });
   case kir::BinOp::bit_and: return op(spv::OpBitwiseAnd, t, {a, b});
   case kir::BinOp::bit_or: return op(spv::OpBitwiseOr, t, {a, b});
   case kir::BinOp::bit_xor: return op(spv::OpBitwiseXor, t, {a, b});
@@ -191,31 +203,35 @@ uint32_t Emitter::expr_node(const kir::Cmp *n) {
               : is_float(t)            ? kFloat[i]
               : is_signed_int(t)       ? kSigned[i]
                                        : kUnsigned[i];
-  return op(o, ScalarType::boolean, {a, b});
+  return op(o, n->value_type(), {a, b});
 }
 
 uint32_t Emitter::expr_node(const kir::And *n) {
   uint32_t a = expr(n->a), b = expr(n->b);
-  return op(spv::OpLogicalAnd, ScalarType::boolean, {a, b});
+  return op(spv::OpLogicalAnd, n->value_type(), {a, b});
 }
 
 uint32_t Emitter::expr_node(const kir::Or *n) {
   uint32_t a = expr(n->a), b = expr(n->b);
-  return op(spv::OpLogicalOr, ScalarType::boolean, {a, b});
+  return op(spv::OpLogicalOr, n->value_type(), {a, b});
 }
 
 uint32_t Emitter::expr_node(const kir::Not *n) {
-  return op(spv::OpLogicalNot, ScalarType::boolean, {expr(n->a)});
+  return op(spv::OpLogicalNot, n->value_type(), {expr(n->a)});
 }
 
 uint32_t Emitter::expr_node(const kir::Select *n) {
   uint32_t c = expr(n->cond), t = expr(n->t), f = expr(n->f);
   use(n->type, true);
-  return op(spv::OpSelect, n->type, {c, t, f});
+  return op(spv::OpSelect, n->value_type(), {c, t, f});
 }
 
 uint32_t Emitter::expr_node(const kir::Cast *n) {
-  return convert(expr(n->value), n->value.type(), n->type);
+  const ScalarType from = n->value.type(), to = n->type;
+  uint32_t v = expr(n->value);
+  if (n->value.is_matrix()) return convert_matrix(v, from, n->value_type());
+  return per_lane(n->value_type(), {v}, {from},
+                  [&](const Words &x) { return convert(x[0], from, to); });
 }
 
 uint32_t Emitter::expr_node(const kir::Call *n) { return call(n); }
@@ -242,6 +258,22 @@ uint32_t Emitter::expr_node(const kir::Load *n) {
 }
 
 uint32_t Emitter::expr_node(const kir::Builtin *n) {
+  switch (n->builtin) {
+  case kir::BuiltinKind::subgroup_size: return subgroup_builtin(spv::BuiltInSubgroupSize);
+  case kir::BuiltinKind::subgroup_invocation_id:
+    return subgroup_builtin(spv::BuiltInSubgroupLocalInvocationId);
+  case kir::BuiltinKind::subgroup_id: return subgroup_builtin(spv::BuiltInSubgroupId);
+  case kir::BuiltinKind::num_subgroups: return subgroup_builtin(spv::BuiltInNumSubgroups);
+  case kir::BuiltinKind::global_id_x:
+  case kir::BuiltinKind::global_id_y:
+  case kir::BuiltinKind::global_id_z:
+  case kir::BuiltinKind::local_id_x:
+  case kir::BuiltinKind::local_id_y:
+  case kir::BuiltinKind::local_id_z:
+  case kir::BuiltinKind::workgroup_id_x:
+  case kir::BuiltinKind::workgroup_id_y:
+  case kir::BuiltinKind::workgroup_id_z: break;
+  }
   int b = static_cast<int>(n->builtin);
   uint32_t v3 = b_.type_vector(type_of(ScalarType::u32), 3);
   uint32_t vec = b_.emit_result(spv::OpLoad, v3, {builtin_var(b / 3)});

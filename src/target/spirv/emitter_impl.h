@@ -13,11 +13,14 @@
 namespace kiln::spirv {
 
 using kir::ScalarType;
+using kir::ValueType;
 
 // What the emitted code uses, before it is checked against the target.
 struct Usage {
   bool arith8 = false, arith16 = false, float16 = false, float64 = false, int64 = false;
   bool storage8 = false, storage16 = false;
+  uint32_t subgroup_ops = 0; // kir::subgroup_ops bits
+  bool cooperative_matrix = false;
 };
 
 class Emitter {
@@ -26,19 +29,25 @@ public:
   Result<Words> run(kir::Requirements *used);
 
   // ---- used by the expression and math files ----
-  uint32_t type_of(ScalarType t);           // the value type (booleans: OpTypeBool)
+  uint32_t type_of(const ValueType &t);     // the value type (booleans: OpTypeBool)
   uint32_t storage_type_of(ScalarType t);   // the in-buffer type (booleans: u8)
   void use(ScalarType t, bool arithmetic);  // records capabilities
   uint32_t constant(ScalarType t, double v);
   uint32_t int_constant(ScalarType t, int64_t v);
   uint32_t expr(const kir::Expr &e);
   uint32_t convert(uint32_t value, ScalarType from, ScalarType to);
+  // Lane-wise: applies `f` to each lane of the values (of lane types `elems`) and rebuilds a
+  // vector of type `result`; for a scalar result, f is applied to the values themselves.
+  template <class F>
+  uint32_t per_lane(const ValueType &result, const Words &values,
+                    const std::vector<ScalarType> &elems, F f);
   uint32_t call(const kir::Call *n);
+  uint32_t call_scalar(kir::Intrinsic fn, ScalarType t, const Words &args);
   uint32_t pow(uint32_t x, uint32_t y, ScalarType t);
-  uint32_t glsl(ScalarType t, uint32_t inst, const Words &args) {
+  uint32_t glsl(const ValueType &t, uint32_t inst, const Words &args) {
     return b_.ext_inst(type_of(t), inst, args);
   }
-  uint32_t op(spv::Op o, ScalarType t, const Words &args) {
+  uint32_t op(spv::Op o, const ValueType &t, const Words &args) {
     return b_.emit_result(o, type_of(t), args);
   }
   Builder &builder() { return b_; }
@@ -62,6 +71,8 @@ private:
   std::vector<uint32_t> buffers_, shared_;
   uint32_t push_constants_ = 0;
   uint32_t builtins_[3] = {0, 0, 0}; // GlobalInvocationId, LocalInvocationId, WorkgroupId
+  std::map<uint32_t, uint32_t> scalar_builtins_; // spv::BuiltIn -> u32 Input variable
+  std::map<std::pair<int, int>, uint32_t> views_; // (buffer, lanes) -> vector view variable
   Words interface_;
 
   Status check_target(kir::Requirements *used);
@@ -69,6 +80,8 @@ private:
   void declare_shared();
   void declare_push_constants();
   void add_capabilities();
+  uint32_t declare_buffer_variable(int buffer, uint32_t elem_type, uint32_t stride);
+  void decorate_aliased_views();
 
   void stmt(const kir::Stmt &s);
 #define KILN_SPIRV_STMT(K) void stmt_node(const kir::K *n);
@@ -85,6 +98,27 @@ private:
   uint32_t buffer_pointer(int buffer, const kir::Expr &index);
   uint32_t shared_pointer(int array, const kir::Expr &index);
   uint32_t builtin_var(int which);
+  uint32_t subgroup_builtin(spv::BuiltIn b); // a u32 Input builtin of the subgroup
+  uint32_t convert_matrix(uint32_t value, ScalarType from, const ValueType &to);
+  uint32_t buffer_view(int buffer, int lanes);
+  uint32_t vector_pointer(int buffer, const kir::Expr &index, int lanes);
+  uint32_t matrix_pointer(kir::MemSpace space, int target, const kir::Expr &offset);
+  bool offers_mul_add(const kir::MatrixMulAdd *n) const;
+  uint32_t group_op(spv::Op o, const ValueType &t, uint32_t capability_bit, const Words &args);
 };
+
+template <class F>
+uint32_t Emitter::per_lane(const ValueType &result, const Words &values,
+                           const std::vector<ScalarType> &elems, F f) {
+  if (!result.is_vector()) return f(values);
+  Words lanes;
+  for (uint32_t l = 0; l < result.lanes; ++l) {
+    Words at;
+    for (size_t i = 0; i < values.size(); ++i)
+      at.push_back(b_.emit_result(spv::OpCompositeExtract, type_of(elems[i]), {values[i], l}));
+    lanes.push_back(f(at));
+  }
+  return b_.emit_result(spv::OpCompositeConstruct, type_of(result), lanes);
+}
 
 } // namespace kiln::spirv

@@ -118,10 +118,15 @@ static uint32_t emit_tanh_f32(Emitter &e, uint32_t x) {
 }
 
 uint32_t Emitter::call(const kir::Call *n) {
-  Intrinsic fn = n->fn;
   ScalarType t = n->args[0].type();
   Words args;
   for (const kir::Expr &a : n->args) args.push_back(expr(a));
+  // Vectors go lane by lane: the expansions below use scalar constants.
+  return per_lane(n->value_type(), args, std::vector<ScalarType>(args.size(), t),
+                  [&](const Words &lane) { return call_scalar(n->fn, t, lane); });
+}
+
+uint32_t Emitter::call_scalar(Intrinsic fn, ScalarType t, const Words &args) {
   use(t, true);
   if (!kir::is_float(t)) { // abs and sign on integers
     bool s = kir::is_signed_int(t);

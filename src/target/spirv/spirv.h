@@ -4,7 +4,10 @@
 // GLSL450 memory model, one GLCompute entry point named "main" with LocalSize from the
 // kernel's workgroup size. Buffer i is a storage buffer at set 0, binding i: a Block struct
 // holding a runtime array of the element type (booleans as u8). Push constants are a Block
-// struct of `push_constant_count` u32 values.
+// struct of `push_constant_count` u32 values. Vector accesses of 2/4 lanes add a vec2/vec4
+// view variable on the same binding (both Aliased). Kernels using cooperative matrices get the
+// CooperativeMatrixKHR capability, SPV_KHR_cooperative_matrix and the Vulkan memory model;
+// others keep GLSL450.
 #pragma once
 
 #include "kir/kir.h"
