@@ -73,11 +73,28 @@ bool applies(const ContractionRow &r, const kir::TargetDesc &t, const Contractio
   return s.M >= r.min_m && s.N >= r.min_n && s.K >= r.min_k;
 }
 
+ContractionSchedule from_table(const kir::TargetDesc &t, const ContractionShape &s) {
+  ContractionSchedule out;
+  for (const ContractionRow &r : kContractionTable) {
+    if (!applies(r, t, s)) continue;
+    out.strategy = r.strategy;
+    out.tile = r.tile;
+    out.reason = r.name;
+    return out;
+  }
+  out.reason = fmt::format("no table row for M={} N={} K={} on {}", s.M, s.N, s.K, t.name);
+  return out;
+}
+
 } // namespace
 
 bool parse_contraction_override(std::string_view spec, ContractionSchedule *out) {
   ContractionSchedule r;
   r.reason = fmt::format("--contraction {}", spec);
+  if (!spec.empty() && spec.back() == '!') {
+    r.everywhere = true;
+    spec.remove_suffix(1);
+  }
   if (spec == "naive") {
     *out = r;
     return true;
@@ -107,7 +124,9 @@ ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode
     out.reason = "--schedule naive";
     return out;
   }
-  if (override && !override->reason.empty() && s.K > 0) {
+  ContractionSchedule table = from_table(t, s);
+  if (override && !override->reason.empty() && s.K > 0 &&
+      (override->everywhere || table.strategy != Strategy::naive)) {
     const TileConfig &o = override->tile;
     const bool fits = override->strategy == Strategy::naive ||
                       (static_cast<uint32_t>(o.invocations()) <= t.max_workgroup_invocations &&
@@ -115,15 +134,8 @@ ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode
                         o.shared_bytes() <= t.shared_memory_bytes));
     if (fits) return *override;
   }
-  for (const ContractionRow &r : kContractionTable) {
-    if (!applies(r, t, s)) continue;
-    out.strategy = r.strategy;
-    out.tile = r.tile;
-    out.reason = r.name;
-    return out;
-  }
-  out.reason = fmt::format("no table row for M={} N={} K={} on {}", s.M, s.N, s.K, t.name);
-  return out;
+  return table;
 }
+
 
 } // namespace kiln::compiler

@@ -39,6 +39,7 @@ struct ContractionSchedule {
   Strategy strategy = Strategy::naive;
   TileConfig tile;
   std::string reason; // the table row (or rule) that decided it, for --stats and tests
+  bool everywhere = false; // an override that also replaces the table's naive choices
 };
 
 // A contraction of `batch` independent [M x K] x [K x N] products.
@@ -46,9 +47,10 @@ struct ContractionShape {
   int64_t batch = 1, M = 0, N = 0, K = 0;
 };
 
-// A forced contraction schedule for tuning (`--contraction STRATEGY:TMxTNxTK:RMxRN`, e.g.
-// `tiled:64x64x16:4x4`); `naive` alone is accepted. False on a malformed spec or a tile that
-// is not a multiple of its register block.
+// A contraction schedule for tuning (`--contraction STRATEGY:TMxTNxTK:RMxRN`, e.g.
+// `tiled:64x64x16:4x4`): it replaces the table's choice wherever the table picks a non-naive
+// strategy; with a trailing `!` it applies to every contraction (tests). `naive` alone is
+// accepted. False on a malformed spec or a tile that is not a multiple of its register block.
 bool parse_contraction_override(std::string_view spec, ContractionSchedule *out);
 
 // The table's choice; `override` (strategy naive and empty reason: none) wins over the table

@@ -21,12 +21,12 @@ struct Forced {
 };
 const Forced kForced[] = {
     {"naive", Strategy::naive},
-    {"registers:32x32x1:4x4", Strategy::registers},
-    {"registers:64x64x1:8x8", Strategy::registers},
-    {"registers:16x64x1:2x8", Strategy::registers},
-    {"tiled:32x32x16:4x4", Strategy::tiled},
-    {"tiled:64x32x8:4x4", Strategy::tiled},
-    {"tiled:16x16x4:2x2", Strategy::tiled},
+    {"registers:32x32x1:4x4!", Strategy::registers},
+    {"registers:64x64x1:8x8!", Strategy::registers},
+    {"registers:16x64x1:2x8!", Strategy::registers},
+    {"tiled:32x32x16:4x4!", Strategy::tiled},
+    {"tiled:64x32x8:4x4!", Strategy::tiled},
+    {"tiled:16x16x4:2x2!", Strategy::tiled},
 };
 
 int count_of(const CompileStats &s, Strategy st) {
@@ -141,6 +141,7 @@ TEST(ContractionTable, PicksByTargetAndShape) {
 TEST(ContractionTable, OverrideParsing) {
   ContractionSchedule s;
   ASSERT_TRUE(compiler::parse_contraction_override("tiled:64x32x16:4x2", &s));
+  EXPECT_FALSE(s.everywhere);
   EXPECT_EQ(s.strategy, Strategy::tiled);
   EXPECT_EQ(s.tile.tm, 64);
   EXPECT_EQ(s.tile.tn, 32);
@@ -148,8 +149,18 @@ TEST(ContractionTable, OverrideParsing) {
   EXPECT_EQ(s.tile.rm, 4);
   EXPECT_EQ(s.tile.rn, 2);
   for (const char *bad : {"", "tiled", "tiled:64x32x16", "tiled:64x30x16:4x4", "fast:8x8x8:1x1",
-                          "tiled:0x32x16:1x1", "tiled:512x32x16:4x4"})
+                          "tiled:0x32x16:1x1", "tiled:512x32x16:4x4", "!"})
     EXPECT_FALSE(compiler::parse_contraction_override(bad, &s)) << bad;
+  // Without `!` an override leaves the table's naive choices alone; with it, it replaces them.
+  const kir::TargetDesc *nv = kir::find_target("vulkan-nvidia");
+  EXPECT_EQ(compiler::pick_contraction(*nv, compiler::ScheduleMode::automatic, {1, 1, 64, 9}, &s)
+                .strategy,
+            Strategy::naive);
+  ASSERT_TRUE(compiler::parse_contraction_override("tiled:64x32x16:4x2!", &s));
+  EXPECT_TRUE(s.everywhere);
+  EXPECT_EQ(compiler::pick_contraction(*nv, compiler::ScheduleMode::automatic, {1, 1, 64, 9}, &s)
+                .strategy,
+            Strategy::tiled);
   // An override the target cannot run (too many invocations) falls back to the table.
   ASSERT_TRUE(compiler::parse_contraction_override("registers:256x256x1:1x1", &s));
   const kir::TargetDesc *lp = kir::find_target("vulkan-lavapipe");
