@@ -115,10 +115,11 @@ private:
   }
 
   // ---- names, types, numbers ----
-  Result<std::string> name(const char *what) {
+  // A variable name, or with `label` a kernel/buffer/shared name (reserved words allowed).
+  Result<std::string> name(const char *what, bool label = false) {
     if (cur_.kind == Tok::string) {
       if (cur_.text.empty()) return error(cur_, fmt::format("empty {}", what));
-    } else if (cur_.kind != Tok::ident || is_reserved_word(cur_.text)) {
+    } else if (cur_.kind != Tok::ident || (!label && is_reserved_word(cur_.text))) {
       return expected(what);
     }
     std::string n = cur_.text;
@@ -198,7 +199,7 @@ private:
 Result<Kernel> Parser::kernel() {
   Kernel k;
   KILN_TRY(expect("kernel"));
-  KILN_ASSIGN(k.name, name("a kernel name"));
+  KILN_ASSIGN(k.name, name("a kernel name", true));
   KILN_TRY(expect("workgroup"));
   KILN_TRY(expect("("));
   for (int i = 0; i < 3; ++i) {
@@ -233,7 +234,7 @@ Status Parser::buffer_decl(Kernel &k) {
   if (i != static_cast<int>(k.buffers.size()))
     return error(at_ref, fmt::format("expected buffer b{}, got b{}", k.buffers.size(), i));
   BufferParam b;
-  KILN_ASSIGN(b.name, name("a buffer name"));
+  KILN_ASSIGN(b.name, name("a buffer name", true));
   KILN_TRY(expect(":"));
   KILN_ASSIGN(b.elem, type());
   if (at("readonly")) {
@@ -255,7 +256,7 @@ Status Parser::shared_decl(Kernel &k) {
   if (i != static_cast<int>(k.shared.size()))
     return error(at_ref, fmt::format("expected shared array s{}, got s{}", k.shared.size(), i));
   SharedArray s;
-  KILN_ASSIGN(s.name, name("a shared array name"));
+  KILN_ASSIGN(s.name, name("a shared array name", true));
   KILN_TRY(expect(":"));
   KILN_ASSIGN(s.elem, type());
   KILN_TRY(expect("["));
@@ -744,10 +745,15 @@ bool is_reserved_word(std::string_view w) {
          ref_index(w, 's');
 }
 
-std::string format_name(std::string_view name) {
-  bool bare = !name.empty() && is_alpha_char(name[0]) && !is_reserved_word(name);
-  for (char c : name) bare = bare && (is_alpha_char(c) || is_digit_char(c) || c == '.');
-  if (bare) return std::string(name);
+namespace {
+
+bool is_identifier(std::string_view name) {
+  bool ok = !name.empty() && is_alpha_char(name[0]);
+  for (char c : name) ok = ok && (is_alpha_char(c) || is_digit_char(c) || c == '.');
+  return ok;
+}
+
+std::string quote(std::string_view name) {
   std::string out = "\"";
   for (char c : name) {
     const auto u = static_cast<unsigned char>(c);
@@ -761,6 +767,16 @@ std::string format_name(std::string_view name) {
     }
   }
   return out + "\"";
+}
+
+} // namespace
+
+std::string format_name(std::string_view name) {
+  return is_identifier(name) && !is_reserved_word(name) ? std::string(name) : quote(name);
+}
+
+std::string format_label(std::string_view name) {
+  return is_identifier(name) ? std::string(name) : quote(name);
 }
 
 Result<std::vector<Kernel>> parse_kernels(std::string_view text, std::string_view filename) {

@@ -40,11 +40,18 @@ Result<Kernel> parse_kernel(std::string_view text, std::string_view filename);
 // Parses every kernel of `text` (none is an empty list).
 Result<std::vector<Kernel>> parse_kernels(std::string_view text, std::string_view filename);
 
+// Prints `k`, parses the text back and prints that: an error describing the first difference
+// (or the parse error) when the two texts differ.
+Status check_round_trip(const Kernel &k);
+
 // `name` as the text form writes it: bare when it is a plain identifier that is not a reserved
 // word of the text form, else quoted.
 std::string format_name(std::string_view name);
 // Whether `word` has a fixed meaning in the text form (keywords, types, intrinsics, builtins,
 // bI / sI references), so that a name spelled so must be quoted.
 bool is_reserved_word(std::string_view word);
+// A kernel, buffer or shared-array name as the text form writes it: bare when it is a plain
+// identifier (reserved words included: the position tells), else quoted.
+std::string format_label(std::string_view name);
 
 } // namespace kiln::kir

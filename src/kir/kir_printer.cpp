@@ -239,21 +239,42 @@ std::string print(const Stmt &s, int indent) {
 
 std::string print(const Kernel &k) {
   std::string out = fmt::format("kernel {} workgroup({}, {}, {}) push_constants {}\n",
-                                format_name(k.name), k.workgroup_size[0], k.workgroup_size[1],
+                                format_label(k.name), k.workgroup_size[0], k.workgroup_size[1],
                                 k.workgroup_size[2], k.push_constant_count);
   for (size_t i = 0; i < k.buffers.size(); ++i) {
     const BufferParam &b = k.buffers[i];
-    out += fmt::format("  buffer b{} {}: {}{}{}\n", i, format_name(b.name), to_string(b.elem),
+    out += fmt::format("  buffer b{} {}: {}{}{}\n", i, format_label(b.name), to_string(b.elem),
                        b.readonly ? " readonly" : "", b.writeonly ? " writeonly" : "");
   }
   for (size_t i = 0; i < k.shared.size(); ++i) {
     const SharedArray &s = k.shared[i];
-    out += fmt::format("  shared s{} {}: {}[{}]\n", i, format_name(s.name), to_string(s.elem),
+    out += fmt::format("  shared s{} {}: {}[{}]\n", i, format_label(s.name), to_string(s.elem),
                        s.count);
   }
   StmtPrinter p(&k, 1);
   p.list(k.body);
   return out + "{\n" + p.out + "}\n";
+}
+
+Status check_round_trip(const Kernel &k) {
+  const std::string first = print(k);
+  auto parsed = parse_kernel(first, "<printed kernel>");
+  if (!parsed)
+    return Status::error(fmt::format("printed kernel does not parse back: {}\n{}",
+                                     parsed.status().message(), first));
+  const std::string second = print(*parsed);
+  if (first == second) return Status::ok();
+  size_t line = 1, pos = 0;
+  while (pos < first.size() && pos < second.size() && first[pos] == second[pos])
+    if (first[pos++] == '\n') ++line;
+  auto line_at = [&](const std::string &s) {
+    size_t b = s.rfind('\n', pos == 0 ? 0 : pos - 1);
+    b = b == std::string::npos || pos == 0 ? 0 : b + 1;
+    return s.substr(b, s.find('\n', b) - b);
+  };
+  return Status::error(fmt::format("printed kernel reads back differently at line {}: '{}' "
+                                   "became '{}'",
+                                   line, line_at(first), line_at(second)));
 }
 
 } // namespace kiln::kir

@@ -1,5 +1,6 @@
 // kiln compile (model -> .kiln artifact), kiln devices, kiln validate (device vs reference).
 #include "compiler/compiler.h"
+#include "compiler/kir_stages.h"
 #include "exec/executor.h"
 #include "frontend/model_import.h"
 #include "kiln/kiln.h"
@@ -25,6 +26,7 @@ struct CompileArgs {
   std::string model, out, target = "vulkan", stats;
   bool print_ir_after_all = false, time_passes = false;
   std::vector<std::string> print_ir_after;
+  std::string print_kir_after;
 };
 
 // Results of the pure layout ops the compiler aliases to their operand's buffer (no storage).
@@ -71,7 +73,9 @@ Status compile(const CompileArgs &a) {
   KILN_TRY(run_pipeline(*module, pi));
   if (a.time_passes) print_pass_times(times);
   CompileStats stats;
-  KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, CompileOptions{}, &stats));
+  CompileOptions options = cli_compile_options();
+  options.print_kir_after = a.print_kir_after;
+  KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, options, &stats));
   std::ofstream f(a.out, std::ios::binary);
   if (!f) return Status::error(fmt::format("{}: cannot write", a.out));
   f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -203,6 +207,11 @@ void add_compile_commands(CLI::App &app) {
   cmd->add_option("--print-ir-after", c->print_ir_after,
                   "print the IR to stderr after the named pass (repeatable)")
       ->allow_extra_args(false);
+  std::string stages;
+  for (const auto &n : compiler::kir_stage_names()) stages += (stages.empty() ? "" : ", ") + n;
+  cmd->add_option("--print-kir-after", c->print_kir_after,
+                  "print every kernel (kernel-IR text) to stderr after this stage: " + stages)
+      ->check(CLI::IsMember(compiler::kir_stage_names()));
   cmd->add_flag("--time-passes", c->time_passes, "print a table of seconds per pass to stderr");
   cmd->callback([c] { fail_on(compile(*c)); });
 

@@ -5,6 +5,7 @@
 #include "kiln/kiln.h"
 #include "passes/pass.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -39,7 +40,14 @@ Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target
   const kir::TargetDesc *t = kir::find_target(target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", target));
   KILN_TRY(run_pipeline(m));
-  return compile_to_artifact(m, *t, CompileOptions{});
+  return compile_to_artifact(m, *t, cli_compile_options());
+}
+
+CompileOptions cli_compile_options() {
+  CompileOptions o;
+  const char *env = std::getenv("KILN_CHECK_KIR_ROUND_TRIP");
+  o.check_kir_round_trip = env != nullptr && std::strcmp(env, "1") == 0;
+  return o;
 }
 
 Result<std::unique_ptr<DeviceRunner>> DeviceRunner::open(const std::string &uri) {

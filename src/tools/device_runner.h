@@ -3,6 +3,7 @@
 // in-process for that device's target and run through the C API.
 #pragma once
 
+#include "compiler/compiler.h"
 #include "ir/graph.h"
 
 #include <memory>
@@ -43,5 +44,9 @@ private:
 // Compiles `m` for a target preset, as `kiln compile` does (constants are folded first, which
 // mutates `m`).
 Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target);
+
+// The compile options of kiln's commands: defaults, plus check_kir_round_trip when the
+// environment has KILN_CHECK_KIR_ROUND_TRIP=1.
+CompileOptions cli_compile_options();
 
 } // namespace kiln::tools
