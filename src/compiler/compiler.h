@@ -7,6 +7,7 @@
 #include "kir/target.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace kiln {
@@ -22,6 +23,12 @@ struct CompileOptions {
   // A contraction schedule forced on every matmul/gemm/conv the target can run it for
   // (tuning; `kiln compile --contraction`); an empty reason means none.
   compiler::ContractionSchedule contraction_override;
+  // Print each kernel (kernel-IR text, to stderr) after this stage: "lower" (as lowered),
+  // "split-bindings", a kernel-IR pass name (kir/kir_pass.h) or "all"; empty: none.
+  std::string print_kir_after;
+  // After every stage, print each kernel, parse the text back and print it again; a
+  // difference is an internal error (kiln's CLI sets it from KILN_CHECK_KIR_ROUND_TRIP=1).
+  bool check_kir_round_trip = false;
 };
 
 // Statistics of the last compilation (optional out-parameter for tools and tests).

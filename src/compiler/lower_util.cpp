@@ -1,6 +1,8 @@
 // LowerCtx, GridKernel and index helpers shared by the op lowerings.
 #include "compiler/lower.h"
 
+#include "compiler/kir_stages.h"
+
 #include "ir/builder.h"
 #include "target/spirv/spirv.h"
 
@@ -106,16 +108,11 @@ Status LowerCtx::dispatch(const Op &op, Kernel k, std::vector<int> buffers,
       return Status::error(op.describe() + ": internal error: a kernel binds an empty tensor");
     sizes.push_back(buf.size);
   }
+  KILN_TRY(after_kir_stage(op, "lower", k, *opts_));
   KILN_ASSIGN(std::vector<ByteRange> ranges,
               split_large_bindings(op, k, buffers, sizes, *target_));
-  // Long innermost loops are unrolled: fewer back-edges per invocation (llvmpipe caps them).
-  k = simplify(unroll_long_loops(simplify(k)));
-  if (opts_->verify_kernels) {
-    Status s = verify(k);
-    if (!s)
-      return Status::error(fmt::format("{}: internal error: generated kernel '{}' is invalid: {}",
-                                       op.describe(), k.name, s.message()));
-  }
+  KILN_TRY(after_kir_stage(op, "split-bindings", k, *opts_));
+  KILN_ASSIGN(k, run_kir_stages(op, std::move(k), *opts_)); // simplify, unroll, verify
   Requirements req;
   auto words = spirv::emit_spirv(k, *target_, &req);
   if (!words) return words.status().with_context(op.describe());

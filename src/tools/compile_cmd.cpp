@@ -1,5 +1,6 @@
 // kiln compile (model -> .kiln artifact), kiln devices, kiln validate (device vs reference).
 #include "compiler/compiler.h"
+#include "compiler/kir_stages.h"
 #include "exec/executor.h"
 #include "frontend/model_import.h"
 #include "kiln/kiln.h"
@@ -27,6 +28,7 @@ struct CompileArgs {
   std::vector<std::string> print_ir_after;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   std::string contraction;
+  std::string print_kir_after;
 };
 
 // Results of the pure layout ops the compiler aliases to their operand's buffer (no storage).
@@ -73,8 +75,9 @@ Status compile(const CompileArgs &a) {
   KILN_TRY(run_pipeline(*module, pi));
   if (a.time_passes) print_pass_times(times);
   CompileStats stats;
-  CompileOptions opts;
+  CompileOptions opts = cli_compile_options();
   opts.schedule = a.schedule;
+  opts.print_kir_after = a.print_kir_after;
   if (!a.contraction.empty() &&
       !compiler::parse_contraction_override(a.contraction, &opts.contraction_override))
     return Status::error(fmt::format("--contraction '{}': expected naive or "
@@ -180,7 +183,7 @@ Status validate(const ValidateArgs &a) {
   KILN_TRY(check_inputs(f, inputs));
   KILN_ASSIGN(auto want, execute(f, inputs));
   KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
-  CompileOptions opts;
+  CompileOptions opts = cli_compile_options();
   opts.schedule = a.schedule;
   runner->set_compile_options(opts);
   KILN_ASSIGN(auto got, runner->run(*module, inputs));
@@ -224,6 +227,11 @@ void add_compile_commands(CLI::App &app) {
   cmd->add_option("--print-ir-after", c->print_ir_after,
                   "print the IR to stderr after the named pass (repeatable)")
       ->allow_extra_args(false);
+  std::string stages;
+  for (const auto &n : compiler::kir_stage_names()) stages += (stages.empty() ? "" : ", ") + n;
+  cmd->add_option("--print-kir-after", c->print_kir_after,
+                  "print every kernel (kernel-IR text) to stderr after this stage: " + stages)
+      ->check(CLI::IsMember(compiler::kir_stage_names()));
   cmd->add_flag("--time-passes", c->time_passes, "print a table of seconds per pass to stderr");
   cmd->callback([c] { fail_on(compile(*c)); });
 

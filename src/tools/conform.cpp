@@ -214,7 +214,7 @@ int conform(const ConformArgs &args) {
     fmt::print(stderr, "error: {}\n", runner.status().message());
     return 2;
   }
-  CompileOptions opts;
+  CompileOptions opts = cli_compile_options();
   opts.schedule = args.schedule;
   (*runner)->set_compile_options(opts);
   if (!fs::is_directory(args.dir)) {

@@ -6,6 +6,7 @@
 #include "passes/pass.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -42,6 +43,13 @@ Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target
   if (!t) return Status::error(fmt::format("unknown target '{}'", target));
   KILN_TRY(run_pipeline(m));
   return compile_to_artifact(m, *t, o);
+}
+
+CompileOptions cli_compile_options() {
+  CompileOptions o;
+  const char *env = std::getenv("KILN_CHECK_KIR_ROUND_TRIP");
+  o.check_kir_round_trip = env != nullptr && std::strcmp(env, "1") == 0;
+  return o;
 }
 
 void add_schedule_option(CLI::App *cmd, compiler::ScheduleMode *mode) {

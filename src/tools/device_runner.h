@@ -56,4 +56,8 @@ Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target
 // Adds `--schedule auto|naive` to a subcommand, parsed into `mode`.
 void add_schedule_option(CLI::App *cmd, compiler::ScheduleMode *mode);
 
+// The compile options of kiln's commands: defaults, plus check_kir_round_trip when the
+// environment has KILN_CHECK_KIR_ROUND_TRIP=1.
+CompileOptions cli_compile_options();
+
 } // namespace kiln::tools

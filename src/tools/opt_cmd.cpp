@@ -1,6 +1,11 @@
 // kiln opt: parses text IR, verifies it, runs passes, prints text IR.
 //
 //   kiln opt FILE [--pass=NAME]... [--verify-only] [--split-input-file]
+//   kiln opt FILE.kir [--kir-pass=NAME[,NAME]]... [--split-input-file]
+//
+// The input is kernel IR (kir/kir_parser.h) when FILE ends in .kir or --kir-pass is given
+// (stdin as kernel IR: `kiln opt - --kir-pass=simplify`); its passes run only as named
+// (add `verify` to check the kernels).
 //
 // Diagnostics are "file:line:col: error: message" where a location is known (parse errors and
 // ops that fail verification), else "error: message". With --split-input-file the input is
@@ -26,6 +31,7 @@ namespace {
 struct OptArgs {
   std::string file;
   std::vector<std::string> passes;
+  std::vector<std::string> kir_passes;
   bool verify_only = false;
   bool split_input_file = false;
 };
@@ -105,6 +111,12 @@ Status verify_module(Module &m, const std::string &when) {
 
 // One input (a whole file or a part of it): parse, verify, run passes; the printed result.
 Result<std::string> process(const OptArgs &a, const std::string &text) {
+  if (is_kir_input(a.file, a.kir_passes)) {
+    if (!a.passes.empty()) return Status::error("error: --pass names a graph pass; use --kir-pass");
+    auto out = process_kir(a.file, text, a.kir_passes, a.verify_only);
+    if (!out) return Status::error(as_diagnostic(a.file, out.status().message()));
+    return out;
+  }
   auto parsed = parse_module(core_ops(), text, a.file);
   if (!parsed) return Status::error(as_diagnostic(a.file, parsed.status().message()));
   Module &m = **parsed;
@@ -151,6 +163,9 @@ void add_opt_command(CLI::App &app) {
   std::string pass_help = "pass to run (repeatable, in order):";
   for (const Pass &p : all_passes()) pass_help += fmt::format(" {} ({})", p.name, p.description);
   cmd->add_option("--pass", a->passes, pass_help)->allow_extra_args(false);
+  cmd->add_option("--kir-pass", a->kir_passes, kir_pass_help())
+      ->delimiter(',')
+      ->allow_extra_args(false);
   cmd->add_flag("--verify-only", a->verify_only, "parse and verify only; print nothing");
   cmd->add_flag("--split-input-file", a->split_input_file,
                 "process each part between '// -----' lines on its own");

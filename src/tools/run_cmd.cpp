@@ -99,7 +99,7 @@ Status parse_binding(const std::string &s, std::string &name, std::string &file)
 
 Status run(const RunArgs &a) {
   KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
-  CompileOptions opts;
+  CompileOptions opts = cli_compile_options();
   opts.schedule = a.schedule;
   runner->set_compile_options(opts);
   std::map<std::string, Tensor> given;

@@ -19,6 +19,13 @@ void add_opt_command(CLI::App &app);
 void add_compile_commands(CLI::App &app); // compile, devices, validate
 void add_inspect_command(CLI::App &app);
 
+// kiln opt on kernel-IR text (opt_kir.cpp): whether the input is kernel IR (a .kir file, or
+// kernel-IR passes named), and its processing: parse, run `passes`, print.
+bool is_kir_input(const std::string &file, const std::vector<std::string> &kir_passes);
+std::string kir_pass_help();
+Result<std::string> process_kir(const std::string &file, const std::string &text,
+                                const std::vector<std::string> &passes, bool verify_only);
+
 // Loads a .npy or TensorProto .pb file as a tensor.
 Result<Tensor> load_tensor_file(const std::string &path);
 Status save_npy(const std::string &path, const Tensor &t);
