@@ -12,6 +12,8 @@ namespace kiln::kir {
 
 struct TargetDesc {
   std::string name;
+  // The compiler backend that serialises kernels for it (target/backend.h): "spirv".
+  std::string backend = "spirv";
   // Vulkan API version as major * 10 + minor: 12 = Vulkan 1.2, 13 = Vulkan 1.3.
   uint32_t vulkan_version = 12;
   uint32_t subgroup_size = 0; // 0 = unknown / any
