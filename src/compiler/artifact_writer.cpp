@@ -14,7 +14,8 @@ namespace fb = kiln::fb;
 using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 
-constexpr uint32_t kSchemaVersion = 2; // KILN_ARTIFACT_SCHEMA_VERSION (2: digest trailer)
+// KILN_ARTIFACT_SCHEMA_VERSION (2: digest trailer; 3: executable code is a union).
+constexpr uint32_t kSchemaVersion = 3;
 constexpr const char *kProducer = "kiln 0.1";
 
 fb::DType to_fb(DType t) {
@@ -69,8 +70,20 @@ Offset<fb::Executable> executable(FlatBufferBuilder &b, const Executable &e) {
                                     r.cooperative_matrix, r.max_workgroup_invocations,
                                     r.loop_iterations);
   std::vector<uint32_t> wg(e.workgroup_size, e.workgroup_size + 3);
-  return fb::CreateExecutableDirect(b, e.name.c_str(), &e.spirv, "main", &wg, e.num_bindings,
-                                    e.push_constant_bytes, req);
+  Offset<void> code;
+  fb::ExecutableCode kind = fb::ExecutableCode::NONE;
+  if (const auto *s = std::get_if<target::SpirvPayload>(&e.code)) {
+    code = fb::CreateSpirvCodeDirect(b, &s->words).Union();
+    kind = fb::ExecutableCode::SpirvCode;
+  } else {
+    const auto &n = std::get<target::NativePayload>(e.code);
+    b.ForceVectorAlignment(n.bytes.size(), 1, 16);
+    auto bytes = b.CreateVector(n.bytes);
+    code = fb::CreateNativeCode(b, b.CreateString(n.format), bytes).Union();
+    kind = fb::ExecutableCode::NativeCode;
+  }
+  return fb::CreateExecutableDirect(b, e.name.c_str(), "main", &wg, e.num_bindings,
+                                    e.push_constant_bytes, req, kind, code);
 }
 
 Offset<fb::CommandEntry> command(FlatBufferBuilder &b, const Program &p, const Command &c) {

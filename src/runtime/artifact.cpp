@@ -86,13 +86,31 @@ Requirements convert_requirements(const fb::Requirements *r) {
   return out;
 }
 
+Status convert_code(const fb::Executable *e, const std::string &what, ExecutableCode *out) {
+  if (const fb::SpirvCode *s = e->code_as_SpirvCode()) {
+    if (!s->words() || s->words()->size() < 5 || s->words()->Get(0) != kSpirvMagic)
+      return bad(what + " has no valid SPIR-V module (missing, too short or bad magic number)");
+    *out = SpirvCode{s->words()->size()};
+    return {};
+  }
+  if (const fb::NativeCode *n = e->code_as_NativeCode()) {
+    if (!n->format() || n->format()->size() == 0)
+      return bad(what + " has native code of no format");
+    if (!n->bytes() || n->bytes()->size() == 0)
+      return bad(what + " has an empty native object");
+    *out = NativeCode{n->format()->str(), n->bytes()->size()};
+    return {};
+  }
+  return bad(cat(what, " has no code (code kind ", uint32_t(e->code_type()),
+                 " is neither SPIR-V nor a native object)"));
+}
+
 Status convert_executable(const fb::Executable *e, uint32_t index, Executable *out) {
   if (!e)
     return bad(cat("executable ", index, " is missing"));
   out->name = e->name() ? e->name()->str() : cat("executable_", index);
   const std::string what = cat("executable ", index, " ('", out->name, "')");
-  if (!e->spirv() || e->spirv()->size() < 5 || e->spirv()->Get(0) != kSpirvMagic)
-    return bad(what + " has no valid SPIR-V module (missing, too short or bad magic number)");
+  KILN_RT_TRY(convert_code(e, what, &out->code));
   out->entry_point = e->entry_point() ? e->entry_point()->str() : "main";
   if (out->entry_point.empty())
     return bad(what + " has an empty entry point name");
@@ -252,7 +270,7 @@ Status convert_model(const fb::Model *m, const uint8_t *base, Program *p) {
     return Status(KILN_INVALID_ARTIFACT,
                   cat("artifact schema version ", m->schema_version(),
                       " is not supported: this runtime reads version ",
-                      KILN_ARTIFACT_SCHEMA_VERSION, " (recompile the model)"));
+                      KILN_ARTIFACT_SCHEMA_VERSION, " (recompile the model with this kiln)"));
   p->producer = m->producer() ? m->producer()->str() : "";
   p->target = m->target() ? m->target()->str() : "";
   p->arena_bytes = m->arena_bytes();
@@ -270,6 +288,12 @@ Status convert_model(const fb::Model *m, const uint8_t *base, Program *p) {
 }
 
 } // namespace
+
+std::string code_kind_name(const ExecutableCode &code) {
+  if (const auto *n = std::get_if<NativeCode>(&code))
+    return "native object (" + n->format + ")";
+  return "SPIR-V";
+}
 
 const char *buffer_kind_name(BufferKind kind) {
   switch (kind) {
@@ -311,10 +335,12 @@ Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *o
   auto p = std::make_unique<Program>();
   p->digest = digest;
   KILN_RT_TRY(convert_model(model, base, p.get()));
-  bytes->spirv_.clear();
+  bytes->code_.clear();
   for (uint32_t i = 0; i < p->executables.size(); ++i) {
-    const auto *spirv = model->executables()->Get(i)->spirv();
-    bytes->spirv_.push_back({spirv->data(), spirv->size()});
+    const fb::Executable *e = model->executables()->Get(i);
+    bytes->code_.push_back(e->code_as_SpirvCode()
+                               ? reinterpret_cast<const uint8_t *>(e->code_as_SpirvCode()->words()->data())
+                               : e->code_as_NativeCode()->bytes()->data());
   }
   bytes->constants_ = p->constant_bytes ? model->constant_data()->data() : nullptr;
   bytes->constants_offset_ = p->constant_bytes ? uint64_t(bytes->constants_ - base) : 0;

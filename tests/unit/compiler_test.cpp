@@ -35,7 +35,7 @@ const fb::Model *check_artifact(const std::vector<uint8_t> &bytes) {
   EXPECT_TRUE(fb::VerifyModelBuffer(v));
   EXPECT_TRUE(fb::ModelBufferHasIdentifier(bytes.data()));
   const fb::Model *m = fb::GetModel(bytes.data());
-  EXPECT_EQ(m->schema_version(), 2u);
+  EXPECT_EQ(m->schema_version(), 3u);
   EXPECT_EQ(m->producer()->str(), "kiln 0.1");
 #ifdef KILN_HAVE_SPIRV_TOOLS
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_2);
@@ -45,7 +45,11 @@ const fb::Model *check_artifact(const std::vector<uint8_t> &bytes) {
   spvtools::ValidatorOptions opts;
   opts.SetScalarBlockLayout(true);
   for (const fb::Executable *e : *m->executables()) {
-    std::vector<uint32_t> words(e->spirv()->begin(), e->spirv()->end());
+    const fb::SpirvCode *code = e->code_as_SpirvCode();
+    EXPECT_NE(code, nullptr) << e->name()->str() << ": not SPIR-V";
+    if (!code)
+      continue;
+    std::vector<uint32_t> words(code->words()->begin(), code->words()->end());
     EXPECT_TRUE(tools.Validate(words.data(), words.size(), opts))
         << e->name()->str() << ": " << diag;
   }

@@ -62,7 +62,7 @@ Status create_pipeline(Device &d, const Executable &exe, const ArtifactBytes &by
                        Pipeline *out) {
   KILN_RT_TRY(create_layouts(d, exe, out));
   VkShaderModuleCreateInfo sm{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  sm.codeSize = bytes.spirv_words(index) * 4;
+  sm.codeSize = std::get<SpirvCode>(exe.code).words * 4;
   sm.pCode = bytes.spirv(index);
   VkShaderModule shader = VK_NULL_HANDLE;
   KILN_RT_TRY(check(d.vkCreateShaderModule(d.device, &sm, nullptr, &shader),
@@ -178,8 +178,13 @@ Module::~Module() {
 Status create_module(Device &d, const Program &p, const ArtifactBytes &bytes,
                      std::unique_ptr<Module> *out) {
   KILN_RT_TRY(check_not_lost(d));
-  for (const Executable &exe : p.executables)
+  for (const Executable &exe : p.executables) {
+    if (!std::holds_alternative<SpirvCode>(exe.code))
+      return error(KILN_UNSUPPORTED, "executable '", exe.name, "' is ",
+                   code_kind_name(exe.code),
+                   ": the vulkan driver runs only SPIR-V (compile for a vulkan target)");
     KILN_RT_TRY(check_requirements(d.physical, exe));
+  }
   KILN_RT_TRY(check_limits(d, p));
   auto m = std::make_unique<Module>();
   m->device = &d;
