@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <memory>
 #include <new>
 
@@ -16,6 +17,17 @@
 using namespace kiln::rt;
 
 namespace {
+
+// kiln.h spells kiln_dtype out (a public C enum): each value must be its place in the list.
+enum class DTypeIndex {
+#define KILN_X(id, text, api, bytes, c_enum, fb) id,
+  KILN_DTYPES(KILN_X)
+#undef KILN_X
+};
+#define KILN_X(id, text, api, bytes, c_enum, fb)                                               \
+  static_assert(int(c_enum) == int(DTypeIndex::id), #c_enum " must equal its place in KILN_DTYPES");
+KILN_DTYPES(KILN_X)
+#undef KILN_X
 
 // Owns one driver device; shared by the kiln_device handle and every module loaded on it.
 struct DeviceHolder {
@@ -173,14 +185,21 @@ struct kiln_module {
 extern "C" {
 
 const char *kiln_dtype_name(kiln_dtype dtype) {
-  static const char *const names[] = {"f32", "f16", "bf16", "f64", "i8",  "u8",  "i16",
-                                      "u16", "i32", "u32",  "i64", "u64", "bool"};
-  return unsigned(dtype) <= KILN_BOOL ? names[dtype] : "?";
+  static const char *const names[] = {
+#define KILN_X(id, text, api, bytes, c_enum, fb) api,
+      KILN_DTYPES(KILN_X)
+#undef KILN_X
+  };
+  return unsigned(dtype) < std::size(names) ? names[dtype] : "?";
 }
 
 size_t kiln_dtype_size(kiln_dtype dtype) {
-  static const size_t sizes[] = {4, 2, 2, 8, 1, 1, 2, 2, 4, 4, 8, 8, 1};
-  return unsigned(dtype) <= KILN_BOOL ? sizes[dtype] : 0;
+  static const size_t sizes[] = {
+#define KILN_X(id, text, api, bytes, c_enum, fb) bytes,
+      KILN_DTYPES(KILN_X)
+#undef KILN_X
+  };
+  return unsigned(dtype) < std::size(sizes) ? sizes[dtype] : 0;
 }
 
 size_t kiln_driver_count(void) { return driver_count(); }

@@ -24,12 +24,18 @@ Status bad(const std::string &message) {
 // a + b <= limit without overflow.
 bool fits(uint64_t a, uint64_t b, uint64_t limit) { return a <= limit && b <= limit - a; }
 
+constexpr uint32_t kiln_dtype_count = 0
+#define KILN_X(id, text, api, bytes, c_enum, fb) +1
+    KILN_DTYPES(KILN_X)
+#undef KILN_X
+    ;
+
 Status convert_sig(const fb::TensorSig *sig, const std::string &what, TensorSig *out) {
   if (!sig)
     return bad(what + " is missing");
   out->name = sig->name() ? sig->name()->str() : what;
   auto dtype = static_cast<uint32_t>(sig->dtype());
-  if (dtype > KILN_BOOL)
+  if (dtype >= kiln_dtype_count)
     return bad(cat(what, " '", out->name, "' has unknown dtype ", dtype));
   out->dtype = static_cast<kiln_dtype>(dtype);
   uint64_t count = 1;
@@ -71,14 +77,9 @@ Requirements convert_requirements(const fb::Requirements *r) {
   Requirements out;
   if (!r)
     return out;
-  out.float16 = r->float16();
-  out.float64 = r->float64();
-  out.int8 = r->int8();
-  out.int16 = r->int16();
-  out.int64 = r->int64();
-  out.storage8 = r->storage8();
-  out.storage16 = r->storage16();
-  out.cooperative_matrix = r->cooperative_matrix();
+#define KILN_X(field, name) out.field = r->field();
+  KILN_DEVICE_FEATURES(KILN_X)
+#undef KILN_X
   out.subgroup_size = r->subgroup_size();
   out.shared_memory_bytes = r->shared_memory_bytes();
   out.max_workgroup_invocations = r->max_workgroup_invocations();
@@ -338,9 +339,9 @@ Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *o
   bytes->code_.clear();
   for (uint32_t i = 0; i < p->executables.size(); ++i) {
     const fb::Executable *e = model->executables()->Get(i);
-    bytes->code_.push_back(e->code_as_SpirvCode()
-                               ? reinterpret_cast<const uint8_t *>(e->code_as_SpirvCode()->words()->data())
-                               : e->code_as_NativeCode()->bytes()->data());
+    const fb::SpirvCode *spirv = e->code_as_SpirvCode();
+    bytes->code_.push_back(spirv ? reinterpret_cast<const uint8_t *>(spirv->words()->data())
+                                 : e->code_as_NativeCode()->bytes()->data());
   }
   bytes->constants_ = p->constant_bytes ? model->constant_data()->data() : nullptr;
   bytes->constants_offset_ = p->constant_bytes ? uint64_t(bytes->constants_ - base) : 0;

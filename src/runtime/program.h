@@ -4,6 +4,7 @@
 // through an ArtifactBytes, which exists only while a driver builds the module.
 #pragma once
 
+#include "kiln/artifact/lists.h"
 #include "kiln/kiln.h"
 #include "runtime/status.h"
 
@@ -25,8 +26,9 @@ struct TensorSig {
 
 // What one executable needs from the device (schema Requirements).
 struct Requirements {
-  bool float16 = false, float64 = false, int8 = false, int16 = false, int64 = false;
-  bool storage8 = false, storage16 = false, cooperative_matrix = false;
+#define KILN_X(field, name) bool field = false;
+  KILN_DEVICE_FEATURES(KILN_X) // float16, ..., cooperative_matrix
+#undef KILN_X
   uint32_t subgroup_size = 0, shared_memory_bytes = 0, max_workgroup_invocations = 0;
   uint64_t loop_iterations = 0; // per invocation, all loops counted; 0 = unknown
 };
