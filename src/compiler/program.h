@@ -1,6 +1,6 @@
 // The compiled program before serialisation: logical buffers (constants, model inputs and
-// outputs, transients in the arena), executables (backend payloads with their needs) and the ordered
-// command list. Lowering fills it, the memory plan places transients, the artifact writer
+// outputs, transients in the arena), executables (backend payloads with their needs) and the
+// ordered command list. Lowering fills it, the memory plan places transients, the artifact writer
 // serialises it.
 #pragma once
 
