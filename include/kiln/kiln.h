@@ -27,7 +27,7 @@ extern "C" {
 /* Version of the artifact schema (schema/kiln.fbs, Model.schema_version) this runtime reads
  * and the compiler writes. Bump it on any incompatible schema change. Version 2 added the
  * 40-byte digest trailer (SHA-256 of the content; see kiln_artifact_digest). */
-#define KILN_ARTIFACT_SCHEMA_VERSION 2
+#define KILN_ARTIFACT_SCHEMA_VERSION 3
 
 /* ---------------------------------------------------------------------------------------- */
 /* Status                                                                                    */

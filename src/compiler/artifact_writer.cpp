@@ -14,24 +14,22 @@ namespace fb = kiln::fb;
 using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 
-constexpr uint32_t kSchemaVersion = 2; // KILN_ARTIFACT_SCHEMA_VERSION (2: digest trailer)
+// KILN_ARTIFACT_SCHEMA_VERSION (2: digest trailer; 3: executable code is a union).
+constexpr uint32_t kSchemaVersion = 3;
 constexpr const char *kProducer = "kiln 0.1";
+
+// schema/kiln.fbs spells the dtype list out for flatc: each value must be the list's.
+#define KILN_X(id, text, api, bytes, c_enum, fb_id)                                            \
+  static_assert(uint8_t(fb::DType::fb_id) == uint8_t(DType::id), "kiln.fbs DType " #fb_id);
+KILN_DTYPES(KILN_X)
+#undef KILN_X
 
 fb::DType to_fb(DType t) {
   switch (t) {
-  case DType::f32: return fb::DType::f32;
-  case DType::f16: return fb::DType::f16;
-  case DType::bf16: return fb::DType::bf16;
-  case DType::f64: return fb::DType::f64;
-  case DType::i8: return fb::DType::i8;
-  case DType::u8: return fb::DType::u8;
-  case DType::i16: return fb::DType::i16;
-  case DType::u16: return fb::DType::u16;
-  case DType::i32: return fb::DType::i32;
-  case DType::u32: return fb::DType::u32;
-  case DType::i64: return fb::DType::i64;
-  case DType::u64: return fb::DType::u64;
-  case DType::boolean: return fb::DType::bool_;
+#define KILN_X(id, text, api, bytes, c_enum, fb_id)                                            \
+  case DType::id: return fb::DType::fb_id;
+    KILN_DTYPES(KILN_X)
+#undef KILN_X
   }
   return fb::DType::f32;
 }
@@ -64,13 +62,30 @@ Offset<fb::BufferRef> buffer_ref(FlatBufferBuilder &b, const Buffer &buf, ByteRa
 
 Offset<fb::Executable> executable(FlatBufferBuilder &b, const Executable &e) {
   const kir::Requirements &r = e.requirements;
-  auto req = fb::CreateRequirements(b, r.float16, r.float64, r.int8, r.int16, r.int64, r.storage8,
-                                    r.storage16, r.subgroup_size, r.shared_memory_bytes,
-                                    r.cooperative_matrix, r.max_workgroup_invocations,
-                                    r.loop_iterations);
+  fb::RequirementsBuilder rb(b);
+#define KILN_X(field, name) rb.add_##field(r.field);
+  KILN_DEVICE_FEATURES(KILN_X)
+#undef KILN_X
+  rb.add_subgroup_size(r.subgroup_size);
+  rb.add_shared_memory_bytes(r.shared_memory_bytes);
+  rb.add_max_workgroup_invocations(r.max_workgroup_invocations);
+  rb.add_loop_iterations(r.loop_iterations);
+  auto req = rb.Finish();
   std::vector<uint32_t> wg(e.workgroup_size, e.workgroup_size + 3);
-  return fb::CreateExecutableDirect(b, e.name.c_str(), &e.spirv, "main", &wg, e.num_bindings,
-                                    e.push_constant_bytes, req);
+  Offset<void> code;
+  fb::ExecutableCode kind = fb::ExecutableCode::NONE;
+  if (const auto *s = std::get_if<target::SpirvPayload>(&e.code)) {
+    code = fb::CreateSpirvCodeDirect(b, &s->words).Union();
+    kind = fb::ExecutableCode::SpirvCode;
+  } else {
+    const auto &n = std::get<target::NativePayload>(e.code);
+    b.ForceVectorAlignment(n.bytes.size(), 1, 16);
+    auto bytes = b.CreateVector(n.bytes);
+    code = fb::CreateNativeCode(b, b.CreateString(n.format), bytes).Union();
+    kind = fb::ExecutableCode::NativeCode;
+  }
+  return fb::CreateExecutableDirect(b, e.name.c_str(), "main", &wg, e.num_bindings,
+                                    e.push_constant_bytes, req, kind, code);
 }
 
 Offset<fb::CommandEntry> command(FlatBufferBuilder &b, const Program &p, const Command &c) {

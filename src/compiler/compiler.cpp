@@ -1,6 +1,7 @@
 // compile_to_artifact: the driver of graph IR -> kernels -> SPIR-V -> artifact.
 #include "compiler/compiler.h"
 
+#include "compiler/backends.h"
 #include "compiler/lower.h"
 #include "ir/op_registry.h"
 #include "support/limits.h"
@@ -128,7 +129,8 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
   const Graph &g = f->body;
   Program p;
   p.target = t.name;
-  LowerCtx c(p, t, o);
+  KILN_ASSIGN(std::unique_ptr<target::Backend> backend, create_backend(t));
+  LowerCtx c(p, t, o, *backend);
   for (size_t i = 0; i < g.params.size(); ++i) {
     const Value *v = g.params[i];
     const std::string nm = v->name.empty() ? fmt::format("input{}", i) : v->name;

@@ -84,7 +84,9 @@ Result<kir::Expr> elementwise_expr(const Op &op, const std::vector<kir::Expr> &o
 // Emission state shared by all lowerings.
 class LowerCtx {
 public:
-  LowerCtx(Program &p, const kir::TargetDesc &t, const CompileOptions &o);
+  // `backend` serialises the kernels (configured from `t`); it outlives the context.
+  LowerCtx(Program &p, const kir::TargetDesc &t, const CompileOptions &o,
+           const target::Backend &backend);
 
   const kir::TargetDesc &target() const { return *target_; }
   uint32_t workgroup_size() const { return wg_; }
@@ -112,7 +114,8 @@ public:
   }
   bool absorbed(const Op *op) const { return fusion_.absorbed.count(op) != 0; }
 
-  // Verifies and simplifies `k`, emits SPIR-V (dedup of identical modules) and appends a
+  // Verifies and simplifies `k`, serialises it with the backend unless a structurally equal
+  // kernel (kir::structural_hash / structural_equal) already has an executable, and appends a
   // Dispatch of `groups` workgroups binding `buffers` in order.
   Status dispatch(const Op &op, kir::Kernel k, std::vector<int> buffers,
                   std::array<uint32_t, 3> groups);
@@ -122,12 +125,18 @@ public:
   int strategy_count(Strategy s) const { return strategy_count_[static_cast<size_t>(s)]; }
 
 private:
+  // The executable of `k`: an existing one for a structurally equal kernel, else a new one.
+  Result<uint32_t> executable_for(const Op &op, kir::Kernel k);
+
   Program *prog_;
   const kir::TargetDesc *target_;
   const CompileOptions *opts_;
   uint32_t wg_;
   std::unordered_map<const Value *, int> buf_of_;
-  std::map<std::vector<uint32_t>, uint32_t> exe_of_spirv_;
+  const target::Backend *backend_;
+  // Executables by the structural hash of their kernel; kernel_of_exe_ guards collisions.
+  std::unordered_multimap<uint64_t, uint32_t> exe_of_hash_;
+  std::vector<kir::Kernel> kernel_of_exe_;
   int kernels_emitted_ = 0;
   std::array<int, 3> strategy_count_{};
   FusionPlan fusion_;

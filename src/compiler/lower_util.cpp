@@ -4,7 +4,6 @@
 #include "compiler/kir_stages.h"
 
 #include "ir/builder.h"
-#include "target/spirv/spirv.h"
 
 #include <fmt/format.h>
 
@@ -37,8 +36,9 @@ Result<ScalarType> scalar_type(const Op &op, DType t) {
 
 // ---- LowerCtx ----------------------------------------------------------------------------------
 
-LowerCtx::LowerCtx(Program &p, const TargetDesc &t, const CompileOptions &o)
-    : prog_(&p), target_(&t), opts_(&o) {
+LowerCtx::LowerCtx(Program &p, const TargetDesc &t, const CompileOptions &o,
+                   const target::Backend &backend)
+    : prog_(&p), target_(&t), opts_(&o), backend_(&backend) {
   uint32_t wg = std::max<uint32_t>(1, o.workgroup_size);
   wg = std::min({wg, t.max_workgroup_invocations, t.max_workgroup_size[0]});
   wg_ = std::max<uint32_t>(1, wg);
@@ -113,27 +113,8 @@ Status LowerCtx::dispatch(const Op &op, Kernel k, std::vector<int> buffers,
               split_large_bindings(op, k, buffers, sizes, *target_));
   KILN_TRY(after_kir_stage(op, "split-bindings", k, *opts_));
   KILN_ASSIGN(k, run_kir_stages(op, std::move(k), *opts_)); // simplify, unroll, verify
-  Requirements req;
-  auto words = spirv::emit_spirv(k, *target_, &req);
-  if (!words) return words.status().with_context(op.describe());
-  req.loop_iterations = static_cast<uint64_t>(std::max<int64_t>(0, loop_iterations(k.body)));
   ++kernels_emitted_;
-  uint32_t exe = 0;
-  auto it = exe_of_spirv_.find(*words);
-  if (it != exe_of_spirv_.end()) {
-    exe = it->second;
-  } else {
-    Executable e;
-    e.name = k.name;
-    e.spirv = *words;
-    std::copy(k.workgroup_size, k.workgroup_size + 3, e.workgroup_size);
-    e.num_bindings = static_cast<uint32_t>(k.buffers.size());
-    e.push_constant_bytes = 4 * k.push_constant_count;
-    e.requirements = req;
-    exe = static_cast<uint32_t>(prog_->executables.size());
-    prog_->executables.push_back(std::move(e));
-    exe_of_spirv_.emplace(std::move(*words), exe);
-  }
+  KILN_ASSIGN(uint32_t exe, executable_for(op, std::move(k)));
   Dispatch d;
   d.executable = exe;
   d.buffers = std::move(buffers);
@@ -141,6 +122,28 @@ Status LowerCtx::dispatch(const Op &op, Kernel k, std::vector<int> buffers,
   std::copy(groups.begin(), groups.end(), d.workgroups);
   prog_->commands.push_back(std::move(d));
   return Status::ok();
+}
+
+Result<uint32_t> LowerCtx::executable_for(const Op &op, Kernel k) {
+  const uint64_t hash = structural_hash(k);
+  for (auto [it, end] = exe_of_hash_.equal_range(hash); it != end; ++it)
+    if (structural_equal(kernel_of_exe_[it->second], k)) return it->second;
+  Requirements req;
+  auto code = backend_->serialize(k, &req);
+  if (!code) return code.status().with_context(op.describe());
+  req.loop_iterations = static_cast<uint64_t>(std::max<int64_t>(0, loop_iterations(k.body)));
+  Executable e;
+  e.name = k.name;
+  e.code = std::move(*code);
+  std::copy(k.workgroup_size, k.workgroup_size + 3, e.workgroup_size);
+  e.num_bindings = static_cast<uint32_t>(k.buffers.size());
+  e.push_constant_bytes = 4 * k.push_constant_count;
+  e.requirements = req;
+  const auto exe = static_cast<uint32_t>(prog_->executables.size());
+  prog_->executables.push_back(std::move(e));
+  exe_of_hash_.emplace(hash, exe);
+  kernel_of_exe_.push_back(std::move(k));
+  return exe;
 }
 
 // ---- GridKernel --------------------------------------------------------------------------------

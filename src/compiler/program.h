@@ -1,11 +1,12 @@
 // The compiled program before serialisation: logical buffers (constants, model inputs and
-// outputs, transients in the arena), executables (SPIR-V with their needs) and the ordered
-// command list. Lowering fills it, the memory plan places transients, the artifact writer
+// outputs, transients in the arena), executables (backend payloads with their needs) and the
+// ordered command list. Lowering fills it, the memory plan places transients, the artifact writer
 // serialises it.
 #pragma once
 
 #include "ir/graph.h"
 #include "kir/target.h"
+#include "target/backend.h"
 
 #include <cstdint>
 #include <string>
@@ -49,7 +50,7 @@ using Command = std::variant<Dispatch, Copy>;
 
 struct Executable {
   std::string name;
-  std::vector<uint32_t> spirv;
+  target::Payload code;  // SPIR-V words or a native object, as the backend serialised it
   uint32_t workgroup_size[3] = {1, 1, 1};
   uint32_t num_bindings = 0;
   uint32_t push_constant_bytes = 0;
@@ -78,7 +79,7 @@ inline uint64_t align_up(uint64_t v, uint64_t a = kAlign) { return (v + a - 1) /
 // first-fit by offset (largest buffers first), 64-byte aligned. Sets Program::arena_bytes.
 void plan_memory(Program &p);
 
-// Serialises `p` as a FlatBuffers artifact (identifier KLN1, schema version 1).
+// Serialises `p` as a FlatBuffers artifact (identifier KLN1, schema version 3).
 std::vector<uint8_t> write_artifact(const Program &p);
 
 } // namespace kiln::compiler

@@ -610,6 +610,17 @@ int64_t loop_iterations(const Stmt &s);
 // assignability, read/write permissions and the workgroup size.
 Status verify(const Kernel &k);
 
+// Structural identity (kir_hash.cpp): the same node kinds, types, operators, constants (floats
+// bit for bit), buffer/shared-array declarations, workgroup size and push-constant count.
+// Names are ignored: kernel, buffer and shared-array names, and variables up to a consistent
+// renaming. Equal kernels hash equally; use structural_equal to rule out a hash collision.
+uint64_t structural_hash(const Expr &e);
+uint64_t structural_hash(const Stmt &s);
+uint64_t structural_hash(const Kernel &k);
+bool structural_equal(const Expr &a, const Expr &b);
+bool structural_equal(const Stmt &a, const Stmt &b);
+bool structural_equal(const Kernel &a, const Kernel &b);
+
 std::string print(const Expr &e);
 std::string print(const Stmt &s, int indent = 0);
 std::string print(const Kernel &k);

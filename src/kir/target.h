@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kir/kir.h"
+#include "kiln/artifact/lists.h" // KILN_DEVICE_FEATURES
 
 #include <cstdint>
 #include <string>
@@ -34,6 +35,8 @@ struct CoopMatrixShape {
 
 struct TargetDesc {
   std::string name;
+  // The compiler backend that serialises kernels for it (target/backend.h): "spirv".
+  std::string backend = "spirv";
   // Vulkan API version as major * 10 + minor: 12 = Vulkan 1.2, 13 = Vulkan 1.3.
   uint32_t vulkan_version = 12;
   uint32_t subgroup_size = 0; // 0 = unknown / any
@@ -42,14 +45,10 @@ struct TargetDesc {
   uint32_t max_workgroup_size[3] = {128, 128, 64};
   uint64_t max_storage_buffer_range = uint64_t(1) << 27;
   uint32_t min_storage_buffer_offset_alignment = 64;
-  bool float16 = false;  // shaderFloat16 arithmetic
-  bool float64 = false;  // shaderFloat64
-  bool int8 = false;     // shaderInt8 arithmetic
-  bool int16 = false;    // shaderInt16
-  bool int64 = false;    // shaderInt64
-  bool storage8 = false; // storageBuffer8BitAccess
-  bool storage16 = false; // storageBuffer16BitAccess
-  bool cooperative_matrix = false; // VK_KHR_cooperative_matrix (subgroup scope)
+  // float16, float64, int8, int16, int64, storage8, storage16, cooperative_matrix.
+#define KILN_X(field, name) bool field = false;
+  KILN_DEVICE_FEATURES(KILN_X)
+#undef KILN_X
   // The multiply-add shapes offered; empty = not known (not checked).
   std::vector<CoopMatrixShape> cooperative_matrix_shapes;
   // Subgroup operations offered in compute shaders (subgroup_ops bits; Vulkan 1.1 guarantees
@@ -59,16 +58,11 @@ struct TargetDesc {
 
 // What a kernel actually uses; mirrors the artifact schema's Requirements table.
 struct Requirements {
-  bool float16 = false;
-  bool float64 = false;
-  bool int8 = false;
-  bool int16 = false;
-  bool int64 = false;
-  bool storage8 = false;
-  bool storage16 = false;
+#define KILN_X(field, name) bool field = false;
+  KILN_DEVICE_FEATURES(KILN_X)
+#undef KILN_X
   uint32_t subgroup_size = 0; // required subgroup size, 0 = any
   uint32_t shared_memory_bytes = 0;
-  bool cooperative_matrix = false;
   uint32_t subgroup_operations = 0; // subgroup_ops bits the kernel uses (not in the schema yet)
   uint32_t max_workgroup_invocations = 0; // the kernel's workgroup size product
   uint64_t loop_iterations = 0; // per invocation, every loop counted; 0 when unknown

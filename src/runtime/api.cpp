@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <memory>
 #include <new>
 
@@ -17,13 +18,24 @@ using namespace kiln::rt;
 
 namespace {
 
+// kiln.h spells kiln_dtype out (a public C enum): each value must be its place in the list.
+enum class DTypeIndex {
+#define KILN_X(id, text, api, bytes, c_enum, fb) id,
+  KILN_DTYPES(KILN_X)
+#undef KILN_X
+};
+#define KILN_X(id, text, api, bytes, c_enum, fb)                                               \
+  static_assert(int(c_enum) == int(DTypeIndex::id), #c_enum " must equal its place in KILN_DTYPES");
+KILN_DTYPES(KILN_X)
+#undef KILN_X
+
 // Owns one driver device; shared by the kiln_device handle and every module loaded on it.
 struct DeviceHolder {
   const DriverVtable *driver = nullptr;
   DeviceState *state = nullptr;
   ~DeviceHolder() {
     if (state)
-      driver->device_destroy(state);
+      driver->device.destroy(state);
   }
 };
 
@@ -159,24 +171,35 @@ struct kiln_device {
 struct kiln_module {
   std::shared_ptr<DeviceHolder> device;
   std::unique_ptr<Program> program;
+  std::vector<ExecutableState *> executables; // program->executables, built by the driver
   ModuleState *state = nullptr;
   ~kiln_module() {
+    const DriverVtable *d = device->driver;
     if (state)
-      device->driver->module_destroy(state);
+      d->module.destroy(state);
+    for (ExecutableState *e : executables)
+      d->executable.destroy(device->state, e);
   }
 };
 
 extern "C" {
 
 const char *kiln_dtype_name(kiln_dtype dtype) {
-  static const char *const names[] = {"f32", "f16", "bf16", "f64", "i8",  "u8",  "i16",
-                                      "u16", "i32", "u32",  "i64", "u64", "bool"};
-  return unsigned(dtype) <= KILN_BOOL ? names[dtype] : "?";
+  static const char *const names[] = {
+#define KILN_X(id, text, api, bytes, c_enum, fb) api,
+      KILN_DTYPES(KILN_X)
+#undef KILN_X
+  };
+  return unsigned(dtype) < std::size(names) ? names[dtype] : "?";
 }
 
 size_t kiln_dtype_size(kiln_dtype dtype) {
-  static const size_t sizes[] = {4, 2, 2, 8, 1, 1, 2, 2, 4, 4, 8, 8, 1};
-  return unsigned(dtype) <= KILN_BOOL ? sizes[dtype] : 0;
+  static const size_t sizes[] = {
+#define KILN_X(id, text, api, bytes, c_enum, fb) bytes,
+      KILN_DTYPES(KILN_X)
+#undef KILN_X
+  };
+  return unsigned(dtype) < std::size(sizes) ? sizes[dtype] : 0;
 }
 
 size_t kiln_driver_count(void) { return driver_count(); }
@@ -195,7 +218,7 @@ kiln_status kiln_device_count(const char *driver, size_t *out_count) {
     const DriverVtable *d = find_driver(driver);
     if (!d)
       return error(KILN_NOT_FOUND, "unknown driver '", driver, "'");
-    return d->device_count(out_count);
+    return d->device.count(out_count);
   });
 }
 
@@ -206,7 +229,7 @@ kiln_status kiln_device_describe(const char *uri, kiln_device_info *out_info) {
     const DriverVtable *d = nullptr;
     size_t index = 0;
     KILN_RT_TRY(resolve_uri(uri, &d, &index));
-    return d->device_describe(index, out_info);
+    return d->device.describe(index, out_info);
   });
 }
 
@@ -220,11 +243,11 @@ kiln_status kiln_devices_list(kiln_device_info *infos, size_t capacity, size_t *
     for (size_t i = 0; i < driver_count(); ++i) {
       const DriverVtable *d = driver_at(i);
       size_t n = 0;
-      if (!d->device_count(&n).ok())
+      if (!d->device.count(&n).ok())
         continue; // a driver that cannot start has no devices to list
       for (size_t j = 0; j < n; ++j, ++total)
         if (total < capacity)
-          KILN_RT_TRY(d->device_describe(j, &infos[total]));
+          KILN_RT_TRY(d->device.describe(j, &infos[total]));
     }
     *out_count = total;
     return {};
@@ -240,7 +263,7 @@ kiln_status kiln_device_open(const char *uri, kiln_device **out_device) {
     KILN_RT_TRY(resolve_uri(uri, &d, &index));
     auto holder = std::make_shared<DeviceHolder>();
     holder->driver = d;
-    KILN_RT_TRY(d->device_open(index, &holder->state));
+    KILN_RT_TRY(d->device.open(index, &holder->state));
     *out_device = new kiln_device{std::move(holder)};
     return {};
   });
@@ -254,7 +277,7 @@ kiln_status kiln_device_info_get(const kiln_device *device, kiln_device_info *ou
       return null_arg("device");
     if (!out_info)
       return null_arg("out_info");
-    return device->holder->driver->device_info(device->holder->state, out_info);
+    return device->holder->driver->device.info(device->holder->state, out_info);
   });
 }
 
@@ -264,7 +287,7 @@ kiln_status kiln_device_validation_message_count(const kiln_device *device, uint
       return null_arg("device");
     if (!out_count)
       return null_arg("out_count");
-    *out_count = device->holder->driver->validation_messages(device->holder->state);
+    *out_count = device->holder->driver->device.validation_messages(device->holder->state);
     return {};
   });
 }
@@ -280,8 +303,16 @@ Status load_module(kiln_device *device, const void *data, size_t size, int fd,
   if (fd >= 0)
     bytes.read_from_file(fd);
   KILN_RT_TRY(parse_artifact(data, size, &module->program, &bytes));
-  KILN_RT_TRY(device->holder->driver->module_create(device->holder->state, *module->program,
-                                                     bytes, &module->state));
+  const DriverVtable *d = device->holder->driver;
+  DeviceState *state = device->holder->state;
+  module->executables.reserve(module->program->executables.size());
+  for (size_t i = 0; i < module->program->executables.size(); ++i) {
+    ExecutableState *exe = nullptr;
+    KILN_RT_TRY(d->executable.create(state, *module->program, i, bytes, &exe));
+    module->executables.push_back(exe);
+  }
+  KILN_RT_TRY(d->module.create(state, *module->program, bytes, module->executables.data(),
+                               &module->state));
   *out_module = module.release();
   return {};
 }
@@ -429,7 +460,7 @@ kiln_status kiln_module_run_with_options(kiln_module *module, const kiln_tensor 
       args.command_ns = options->command_ns;
       args.command_ns_capacity = options->command_ns_capacity;
     }
-    return module->device->driver->module_run(module->state, args);
+    return module->device->driver->module.run(module->state, args);
   });
 }
 

@@ -24,12 +24,18 @@ Status bad(const std::string &message) {
 // a + b <= limit without overflow.
 bool fits(uint64_t a, uint64_t b, uint64_t limit) { return a <= limit && b <= limit - a; }
 
+constexpr uint32_t kiln_dtype_count = 0
+#define KILN_X(id, text, api, bytes, c_enum, fb) +1
+    KILN_DTYPES(KILN_X)
+#undef KILN_X
+    ;
+
 Status convert_sig(const fb::TensorSig *sig, const std::string &what, TensorSig *out) {
   if (!sig)
     return bad(what + " is missing");
   out->name = sig->name() ? sig->name()->str() : what;
   auto dtype = static_cast<uint32_t>(sig->dtype());
-  if (dtype > KILN_BOOL)
+  if (dtype >= kiln_dtype_count)
     return bad(cat(what, " '", out->name, "' has unknown dtype ", dtype));
   out->dtype = static_cast<kiln_dtype>(dtype);
   uint64_t count = 1;
@@ -71,14 +77,9 @@ Requirements convert_requirements(const fb::Requirements *r) {
   Requirements out;
   if (!r)
     return out;
-  out.float16 = r->float16();
-  out.float64 = r->float64();
-  out.int8 = r->int8();
-  out.int16 = r->int16();
-  out.int64 = r->int64();
-  out.storage8 = r->storage8();
-  out.storage16 = r->storage16();
-  out.cooperative_matrix = r->cooperative_matrix();
+#define KILN_X(field, name) out.field = r->field();
+  KILN_DEVICE_FEATURES(KILN_X)
+#undef KILN_X
   out.subgroup_size = r->subgroup_size();
   out.shared_memory_bytes = r->shared_memory_bytes();
   out.max_workgroup_invocations = r->max_workgroup_invocations();
@@ -86,13 +87,31 @@ Requirements convert_requirements(const fb::Requirements *r) {
   return out;
 }
 
+Status convert_code(const fb::Executable *e, const std::string &what, ExecutableCode *out) {
+  if (const fb::SpirvCode *s = e->code_as_SpirvCode()) {
+    if (!s->words() || s->words()->size() < 5 || s->words()->Get(0) != kSpirvMagic)
+      return bad(what + " has no valid SPIR-V module (missing, too short or bad magic number)");
+    *out = SpirvCode{s->words()->size()};
+    return {};
+  }
+  if (const fb::NativeCode *n = e->code_as_NativeCode()) {
+    if (!n->format() || n->format()->size() == 0)
+      return bad(what + " has native code of no format");
+    if (!n->bytes() || n->bytes()->size() == 0)
+      return bad(what + " has an empty native object");
+    *out = NativeCode{n->format()->str(), n->bytes()->size()};
+    return {};
+  }
+  return bad(cat(what, " has no code (code kind ", uint32_t(e->code_type()),
+                 " is neither SPIR-V nor a native object)"));
+}
+
 Status convert_executable(const fb::Executable *e, uint32_t index, Executable *out) {
   if (!e)
     return bad(cat("executable ", index, " is missing"));
   out->name = e->name() ? e->name()->str() : cat("executable_", index);
   const std::string what = cat("executable ", index, " ('", out->name, "')");
-  if (!e->spirv() || e->spirv()->size() < 5 || e->spirv()->Get(0) != kSpirvMagic)
-    return bad(what + " has no valid SPIR-V module (missing, too short or bad magic number)");
+  KILN_RT_TRY(convert_code(e, what, &out->code));
   out->entry_point = e->entry_point() ? e->entry_point()->str() : "main";
   if (out->entry_point.empty())
     return bad(what + " has an empty entry point name");
@@ -252,7 +271,7 @@ Status convert_model(const fb::Model *m, const uint8_t *base, Program *p) {
     return Status(KILN_INVALID_ARTIFACT,
                   cat("artifact schema version ", m->schema_version(),
                       " is not supported: this runtime reads version ",
-                      KILN_ARTIFACT_SCHEMA_VERSION, " (recompile the model)"));
+                      KILN_ARTIFACT_SCHEMA_VERSION, " (recompile the model with this kiln)"));
   p->producer = m->producer() ? m->producer()->str() : "";
   p->target = m->target() ? m->target()->str() : "";
   p->arena_bytes = m->arena_bytes();
@@ -270,6 +289,12 @@ Status convert_model(const fb::Model *m, const uint8_t *base, Program *p) {
 }
 
 } // namespace
+
+std::string code_kind_name(const ExecutableCode &code) {
+  if (const auto *n = std::get_if<NativeCode>(&code))
+    return "native object (" + n->format + ")";
+  return "SPIR-V";
+}
 
 const char *buffer_kind_name(BufferKind kind) {
   switch (kind) {
@@ -311,10 +336,12 @@ Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *o
   auto p = std::make_unique<Program>();
   p->digest = digest;
   KILN_RT_TRY(convert_model(model, base, p.get()));
-  bytes->spirv_.clear();
+  bytes->code_.clear();
   for (uint32_t i = 0; i < p->executables.size(); ++i) {
-    const auto *spirv = model->executables()->Get(i)->spirv();
-    bytes->spirv_.push_back({spirv->data(), spirv->size()});
+    const fb::Executable *e = model->executables()->Get(i);
+    const fb::SpirvCode *spirv = e->code_as_SpirvCode();
+    bytes->code_.push_back(spirv ? reinterpret_cast<const uint8_t *>(spirv->words()->data())
+                                 : e->code_as_NativeCode()->bytes()->data());
   }
   bytes->constants_ = p->constant_bytes ? model->constant_data()->data() : nullptr;
   bytes->constants_offset_ = p->constant_bytes ? uint64_t(bytes->constants_ - base) : 0;

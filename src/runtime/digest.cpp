@@ -57,7 +57,7 @@ Status check_digest(const void *data, size_t size, int fd, std::array<uint8_t, 3
     if (schema_version_of(data, size, &version) && version != KILN_ARTIFACT_SCHEMA_VERSION)
       return error(KILN_INVALID_ARTIFACT, "artifact schema version ", version,
                    " is not supported: this runtime reads version ", KILN_ARTIFACT_SCHEMA_VERSION,
-                   " (recompile the model)");
+                   " (recompile the model with this kiln)");
     return Status(KILN_INVALID_ARTIFACT, "invalid artifact: no checksum trailer at its end "
                                          "(truncated, or not written by kiln)");
   }

@@ -1,9 +1,11 @@
 // The driver interface: one vtable (a struct of function pointers) per driver, registered by
 // register_builtin_drivers() (drivers.cpp). The null driver (null_driver.cpp) is the template.
+// It is split by object: the device (enumeration, open, info), executables (one per program
+// executable, built once per module load) and the module (constants, per-call resources, run).
 //
 // A driver never sees unchecked input: artifacts arrive as a validated Program and run
-// arguments have been checked against the signature (api.cpp). Drivers own their device and
-// module state through the opaque DeviceState / ModuleState they return.
+// arguments have been checked against the signature (api.cpp). Drivers own their state
+// through the opaque DeviceState / ExecutableState / ModuleState they return.
 #pragma once
 
 #include "kiln/kiln.h"
@@ -14,8 +16,9 @@
 
 namespace kiln::rt {
 
-struct DeviceState;  // defined by each driver
-struct ModuleState;  // defined by each driver
+struct DeviceState;     // defined by each driver
+struct ExecutableState; // defined by each driver
+struct ModuleState;     // defined by each driver
 
 // Arguments of one run, already checked against the program's signature.
 struct RunArgs {
@@ -25,24 +28,45 @@ struct RunArgs {
   size_t command_ns_capacity = 0;
 };
 
-struct DriverVtable {
-  const char *name;
+struct DeviceOps {
   // Enumeration; may be called without an open device, from any thread.
-  Status (*device_count)(size_t *count);
-  Status (*device_describe)(size_t index, kiln_device_info *info);
+  Status (*count)(size_t *count);
+  Status (*describe)(size_t index, kiln_device_info *info);
   // Index chosen when the uri names the driver without ":N".
   Status (*default_device)(size_t *index);
-  Status (*device_open)(size_t index, DeviceState **out);
-  void (*device_destroy)(DeviceState *device);
-  Status (*device_info)(const DeviceState *device, kiln_device_info *info);
+  Status (*open)(size_t index, DeviceState **out);
+  void (*destroy)(DeviceState *device);
+  Status (*info)(const DeviceState *device, kiln_device_info *info);
   uint64_t (*validation_messages)(const DeviceState *device);
-  // Builds what the program needs on the device; `program` outlives the module. `bytes` (SPIR-V
-  // and constant data) is valid only during the call: keep nothing that points into it.
-  Status (*module_create)(DeviceState *device, const Program &program, const ArtifactBytes &bytes,
-                          ModuleState **out);
-  void (*module_destroy)(ModuleState *module);
+};
+
+struct ExecutableOps {
+  // Builds executable `index` of `program` (a pipeline on Vulkan). Refuses, with
+  // KILN_UNSUPPORTED naming the executable, a code kind the driver cannot run (its message
+  // names the kind: code_kind_name) and requirements the device lacks. `bytes` is valid only
+  // during the call. Called once per executable at load, before ModuleOps::create.
+  Status (*create)(DeviceState *device, const Program &program, size_t index,
+                   const ArtifactBytes &bytes, ExecutableState **out);
+  // Called after every module using it is destroyed.
+  void (*destroy)(DeviceState *device, ExecutableState *executable);
+};
+
+struct ModuleOps {
+  // Builds what else the program needs on the device (constants, per-call resource pool);
+  // `executables[i]` is program.executables[i] built by ExecutableOps::create. `program` and the
+  // executables outlive the module. `bytes` (constant data) is valid only during the call.
+  Status (*create)(DeviceState *device, const Program &program, const ArtifactBytes &bytes,
+                   ExecutableState *const *executables, ModuleState **out);
+  void (*destroy)(ModuleState *module);
   // Must be safe to call concurrently on one module.
-  Status (*module_run)(ModuleState *module, const RunArgs &args);
+  Status (*run)(ModuleState *module, const RunArgs &args);
+};
+
+struct DriverVtable {
+  const char *name;
+  DeviceOps device;
+  ExecutableOps executable;
+  ModuleOps module;
 };
 
 const DriverVtable *null_driver();

@@ -63,12 +63,12 @@ Status resolve_uri(const char *uri, const DriverVtable **driver, size_t *index) 
                  " (use DRIVER or DRIVER:N)");
   }
   size_t count = 0;
-  KILN_RT_TRY(d->device_count(&count));
+  KILN_RT_TRY(d->device.count(&count));
   size_t i = 0;
   if (number.empty()) {
     if (count == 0)
       return error(KILN_NOT_FOUND, "driver '", name, "' found no device");
-    KILN_RT_TRY(d->default_device(&i));
+    KILN_RT_TRY(d->device.default_device(&i));
   } else {
     char *end = nullptr;
     unsigned long long v = std::strtoull(number.c_str(), &end, 10);

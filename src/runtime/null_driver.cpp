@@ -1,5 +1,6 @@
 // The null driver: a test double and the template for real drivers. It accepts any validated
-// artifact, runs nothing, and fills every output with zeros. It has exactly one device.
+// artifact (executables of every code kind), runs nothing, and fills every output with zeros.
+// It has exactly one device.
 #include "runtime/driver.h"
 
 #include <cstdio>
@@ -9,8 +10,12 @@ namespace kiln::rt {
 
 namespace {
 
-// DeviceState and ModuleState stay incomplete: each driver casts to its own types.
+// DeviceState, ExecutableState and ModuleState stay incomplete: each driver casts to its own
+// types.
 struct NullDevice {};
+struct NullExecutable {
+  const Executable *executable;
+};
 struct NullModule {
   const Program *program;
 };
@@ -49,8 +54,18 @@ Status info(const DeviceState *, kiln_device_info *out) { return describe(0, out
 
 uint64_t validation_messages(const DeviceState *) { return 0; }
 
+Status executable_create(DeviceState *, const Program &program, size_t index,
+                         const ArtifactBytes &, ExecutableState **out) {
+  *out = reinterpret_cast<ExecutableState *>(new NullExecutable{&program.executables[index]});
+  return {};
+}
+
+void executable_destroy(DeviceState *, ExecutableState *exe) {
+  delete reinterpret_cast<NullExecutable *>(exe);
+}
+
 Status module_create(DeviceState *, const Program &program, const ArtifactBytes &,
-                     ModuleState **out) {
+                     ExecutableState *const *, ModuleState **out) {
   *out = reinterpret_cast<ModuleState *>(new NullModule{&program});
   return {};
 }
@@ -68,9 +83,10 @@ Status module_run(ModuleState *state, const RunArgs &args) {
 }
 
 const DriverVtable kNullDriver = {
-    "null",        count,          describe,      default_device, open,
-    destroy,       info,           validation_messages, module_create, module_destroy,
-    module_run,
+    "null",
+    {count, describe, default_device, open, destroy, info, validation_messages},
+    {executable_create, executable_destroy},
+    {module_create, module_destroy, module_run},
 };
 
 } // namespace

@@ -1,9 +1,10 @@
 // The validated, driver-neutral form of an artifact. Produced by parse_artifact() after the
 // FlatBuffer has been verified and every index, offset and size checked, so drivers may trust
-// it. It keeps no pointer into the artifact: SPIR-V and constant data are reached through an
-// ArtifactBytes, which exists only while a driver builds the module.
+// it. It keeps no pointer into the artifact: executable code and constant data are reached
+// through an ArtifactBytes, which exists only while a driver builds the module.
 #pragma once
 
+#include "kiln/artifact/lists.h"
 #include "kiln/kiln.h"
 #include "runtime/status.h"
 
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace kiln::rt {
@@ -24,14 +26,30 @@ struct TensorSig {
 
 // What one executable needs from the device (schema Requirements).
 struct Requirements {
-  bool float16 = false, float64 = false, int8 = false, int16 = false, int64 = false;
-  bool storage8 = false, storage16 = false, cooperative_matrix = false;
+#define KILN_X(field, name) bool field = false;
+  KILN_DEVICE_FEATURES(KILN_X) // float16, ..., cooperative_matrix
+#undef KILN_X
   uint32_t subgroup_size = 0, shared_memory_bytes = 0, max_workgroup_invocations = 0;
   uint64_t loop_iterations = 0; // per invocation, all loops counted; 0 = unknown
 };
 
+// The code of an executable (schema ExecutableCode): which kind it is and how large; the bytes
+// themselves are read through ArtifactBytes::code() while a module is built.
+struct SpirvCode {
+  size_t words = 0; // at least the 5-word header, starting with the SPIR-V magic number
+};
+struct NativeCode {
+  std::string format; // e.g. "elf-x86_64-so"; never empty
+  size_t bytes = 0;   // never 0
+};
+using ExecutableCode = std::variant<SpirvCode, NativeCode>;
+
+// "SPIR-V" or "native object (FORMAT)", for messages and `kiln inspect`.
+std::string code_kind_name(const ExecutableCode &code);
+
 struct Executable {
   std::string name;
+  ExecutableCode code;
   std::string entry_point;
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   uint32_t num_bindings = 0;
@@ -70,7 +88,7 @@ struct Program {
   uint64_t arena_bytes = 0;
 };
 
-// The parts of a verified artifact a driver reads while it builds a module: the SPIR-V of each
+// The parts of a verified artifact a driver reads while it builds a module: the code of each
 // executable and the constant data. It borrows the caller's bytes (or, when they are not
 // 8-byte aligned, a temporary aligned copy), so it is valid only during module creation; no
 // driver may keep a pointer into it.
@@ -80,8 +98,12 @@ public:
   ArtifactBytes(const ArtifactBytes &) = delete;
   ArtifactBytes &operator=(const ArtifactBytes &) = delete;
 
-  const uint32_t *spirv(size_t executable) const { return spirv_[executable].words; }
-  size_t spirv_words(size_t executable) const { return spirv_[executable].count; }
+  // The code of `executable`: SPIR-V words (count: SpirvCode::words) or native object bytes
+  // (count: NativeCode::bytes), as Program::executables[executable].code says.
+  const uint32_t *spirv(size_t executable) const {
+    return reinterpret_cast<const uint32_t *>(code_[executable]);
+  }
+  const uint8_t *native(size_t executable) const { return code_[executable]; }
   // Copies bytes [offset, offset + n) of the constant data (within Program::constant_bytes)
   // into `dst`: from memory, or with pread() from the artifact file when read_from_file() was
   // called, so the constant pages of a mapped file are never touched.
@@ -93,11 +115,7 @@ public:
 
 private:
   friend Status parse_artifact(const void *, size_t, std::unique_ptr<Program> *, ArtifactBytes *);
-  struct Spirv {
-    const uint32_t *words = nullptr;
-    size_t count = 0;
-  };
-  std::vector<Spirv> spirv_;
+  std::vector<const uint8_t *> code_; // per executable
   const uint8_t *constants_ = nullptr; // constant data in memory
   uint64_t constants_offset_ = 0;      // its offset from the start of the artifact
   int fd_ = -1;

@@ -1,6 +1,8 @@
 // Element types of tensors, shared by every IR, the frontends and the runtime format.
 #pragma once
 
+#include "kiln/artifact/lists.h" // KILN_DTYPES: the one dtype list
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -8,28 +10,18 @@
 
 namespace kiln {
 
-#define KILN_DTYPE_LIST(X)                                                                         \
-  X(f32, "f32", 4)                                                                                 \
-  X(f16, "f16", 2)                                                                                 \
-  X(bf16, "bf16", 2)                                                                               \
-  X(f64, "f64", 8)                                                                                 \
-  X(i8, "i8", 1)                                                                                   \
-  X(u8, "u8", 1)                                                                                   \
-  X(i16, "i16", 2)                                                                                 \
-  X(u16, "u16", 2)                                                                                 \
-  X(i32, "i32", 4)                                                                                 \
-  X(u32, "u32", 4)                                                                                 \
-  X(i64, "i64", 8)                                                                                 \
-  X(u64, "u64", 8)                                                                                 \
-  X(boolean, "i1", 1)
-
+// Values equal the artifact's and the C API's (schema/include/kiln/artifact/lists.h).
 enum class DType : uint8_t {
-#define KILN_X(id, name, size) id,
-  KILN_DTYPE_LIST(KILN_X)
+#define KILN_X(id, text, api, bytes, c_enum, fb) id,
+  KILN_DTYPES(KILN_X)
 #undef KILN_X
 };
 
-inline constexpr int kNumDTypes = 13;
+inline constexpr int kNumDTypes = 0
+#define KILN_X(id, text, api, bytes, c_enum, fb) +1
+    KILN_DTYPES(KILN_X)
+#undef KILN_X
+    ;
 
 size_t dtype_size(DType t);
 std::string_view dtype_name(DType t);

@@ -39,10 +39,10 @@ int64_t int_highest(DType t) {
 
 size_t dtype_size(DType t) {
   switch (t) {
-#define KILN_X(id, name, size)                                                                     \
+#define KILN_X(id, name, api, size, c_enum, fb)                                                \
   case DType::id:                                                                                  \
     return size;
-    KILN_DTYPE_LIST(KILN_X)
+    KILN_DTYPES(KILN_X)
 #undef KILN_X
   }
   return 0;
@@ -50,19 +50,19 @@ size_t dtype_size(DType t) {
 
 std::string_view dtype_name(DType t) {
   switch (t) {
-#define KILN_X(id, name, size)                                                                     \
+#define KILN_X(id, name, api, size, c_enum, fb)                                                \
   case DType::id:                                                                                  \
     return name;
-    KILN_DTYPE_LIST(KILN_X)
+    KILN_DTYPES(KILN_X)
 #undef KILN_X
   }
   return "?";
 }
 
 std::optional<DType> parse_dtype(std::string_view s) {
-#define KILN_X(id, name, size)                                                                     \
+#define KILN_X(id, name, api, size, c_enum, fb)                                                \
   if (s == name) return DType::id;
-  KILN_DTYPE_LIST(KILN_X)
+  KILN_DTYPES(KILN_X)
 #undef KILN_X
   return std::nullopt;
 }

@@ -1,5 +1,7 @@
 // kiln inspect: an artifact's digest (for pinning, docs/SECURITY.md), signature and commands,
-// read through the runtime's C API on the null device (nothing runs).
+// read through the runtime's C API on the null device (nothing runs); the executables' code
+// kinds straight from the FlatBuffer, once the runtime has verified it.
+#include "kiln/artifact/kiln_generated.h"
 #include "kiln/kiln.h"
 #include "tools/tools.h"
 
@@ -31,6 +33,22 @@ std::string describe(const kiln_tensor_info &t) {
   for (uint32_t i = 0; i < t.rank; ++i)
     dims += fmt::format("{}{}", i ? "x" : "", t.shape[i]);
   return fmt::format("'{}' {}[{}] ({} bytes)", t.name, kiln_dtype_name(t.dtype), dims, t.bytes);
+}
+
+// One line per executable: its name and code kind (only after the runtime accepted `bytes`).
+void print_executables(const std::vector<uint8_t> &bytes) {
+  const fb::Model *model = fb::GetModel(bytes.data());
+  if (!model->executables())
+    return;
+  for (uint32_t i = 0; i < model->executables()->size(); ++i) {
+    const fb::Executable *e = model->executables()->Get(i);
+    std::string kind;
+    if (const fb::SpirvCode *s = e->code_as_SpirvCode())
+      kind = fmt::format("spirv ({} words)", s->words()->size());
+    else if (const fb::NativeCode *n = e->code_as_NativeCode())
+      kind = fmt::format("native {} ({} bytes)", n->format()->str(), n->bytes()->size());
+    fmt::print("executable {}: '{}' {}\n", i, e->name() ? e->name()->str() : "", kind);
+  }
 }
 
 Status inspect(const std::string &path) {
@@ -67,6 +85,7 @@ Status inspect(const std::string &path) {
     KILN_TRY(from_runtime(kiln_module_command_info(m, i, &c), "command"));
     ++(c.kind == KILN_COMMAND_COPY ? copies : dispatches);
   }
+  print_executables(bytes);
   fmt::print("commands: {} dispatches, {} copies\n", dispatches, copies);
   return Status::ok();
 }

@@ -596,6 +596,13 @@ def fb_deref(buf, pos):
     return pos + struct.unpack_from('<I', buf, pos)[0]
 
 
+def spirv_words(buf, exe):
+    """The SPIR-V word vector of the Executable table at `exe` (schema version 3: field 8, the
+    ExecutableCode union's SpirvCode table, whose field 0 holds the words)."""
+    code = fb_deref(buf, fb_field(buf, exe, 8))
+    return fb_deref(buf, fb_field(buf, code, 0))
+
+
 def corrupt(src, dst, kind):
     """Damages an artifact; KIND ending in '+reseal' then recomputes its SHA-256 trailer."""
     reseal = kind.endswith('+reseal')
@@ -612,19 +619,21 @@ def corrupt(src, dst, kind):
         buf[4:8] = b'XXXX'
     elif kind == 'version':
         struct.pack_into('<I', buf, fb_field(buf, root, 0), 999)
+    elif kind == 'version2':
+        struct.pack_into('<I', buf, fb_field(buf, root, 0), 2)
     elif kind == 'flip-root':
         struct.pack_into('<I', buf, 0, len(buf) + 1000)
     elif kind == 'flip-spirv':
         # First executable's SPIR-V vector: overwrite the magic number.
         exes = fb_deref(buf, fb_field(buf, root, 7))
         exe = fb_deref(buf, exes + 4)
-        spirv = fb_deref(buf, fb_field(buf, exe, 1))
+        spirv = spirv_words(buf, exe)
         struct.pack_into('<I', buf, spirv + 4, 0xdeadbeef)
     elif kind == 'spirv-wordcount':
         # Inflate the word count of the first instruction after the 5-word SPIR-V header.
         exes = fb_deref(buf, fb_field(buf, root, 7))
         exe = fb_deref(buf, exes + 4)
-        spirv = fb_deref(buf, fb_field(buf, exe, 1))
+        spirv = spirv_words(buf, exe)
         first = spirv + 4 + 5 * 4
         word = struct.unpack_from('<I', buf, first)[0]
         struct.pack_into('<I', buf, first, (0xffff << 16) | (word & 0xffff))

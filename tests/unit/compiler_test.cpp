@@ -32,7 +32,7 @@ const fb::Model *check_artifact(const std::vector<uint8_t> &bytes) {
   EXPECT_TRUE(fb::VerifyModelBuffer(v));
   EXPECT_TRUE(fb::ModelBufferHasIdentifier(bytes.data()));
   const fb::Model *m = fb::GetModel(bytes.data());
-  EXPECT_EQ(m->schema_version(), 2u);
+  EXPECT_EQ(m->schema_version(), 3u);
   EXPECT_EQ(m->producer()->str(), "kiln 0.1");
 #ifdef KILN_HAVE_SPIRV_TOOLS
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_2);
@@ -42,7 +42,11 @@ const fb::Model *check_artifact(const std::vector<uint8_t> &bytes) {
   spvtools::ValidatorOptions opts;
   opts.SetScalarBlockLayout(true);
   for (const fb::Executable *e : *m->executables()) {
-    std::vector<uint32_t> words(e->spirv()->begin(), e->spirv()->end());
+    const fb::SpirvCode *code = e->code_as_SpirvCode();
+    EXPECT_NE(code, nullptr) << e->name()->str() << ": not SPIR-V";
+    if (!code)
+      continue;
+    std::vector<uint32_t> words(code->words()->begin(), code->words()->end());
     EXPECT_TRUE(tools.Validate(words.data(), words.size(), opts))
         << e->name()->str() << ": " << diag;
   }
@@ -147,6 +151,41 @@ TEST(Compiler, ArenaReusesDeadBuffers) {
   EXPECT_EQ(count_dispatches(m), 5);
   EXPECT_EQ(m->arena_bytes(), 2u * 4096u); // ping-pong between two slots
   EXPECT_LE(m->executables()->size(), 2u); // mul and add, deduplicated
+}
+
+// Structurally equal kernels share one executable whatever their names: y = x*x + x*x builds
+// two identical mul kernels (each x*x used twice, so not fused) and one add.
+TEST(Compiler, StructurallyEqualKernelsShareAnExecutable) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {64}, "x");
+  Value *a = t.op("kiln.mul", {x, x});
+  Value *b = t.op("kiln.mul", {x, x});
+  Value *s = t.op("kiln.add", {a, b});
+  t.g->results = {t.op("kiln.add", {s, t.op("kiln.add", {a, b})})};
+  CompileStats st;
+  auto bytes = compile_ok(t.m, &st);
+  const fb::Model *m = check_artifact(bytes);
+  ASSERT_GE(count_dispatches(m), 3);
+  // The two muls (the first two commands) dispatch the same executable.
+  const fb::Dispatch *first = m->commands()->Get(0)->command_as_Dispatch();
+  const fb::Dispatch *second = m->commands()->Get(1)->command_as_Dispatch();
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->executable(), second->executable());
+  EXPECT_LT(int(m->executables()->size()), count_dispatches(m));
+  EXPECT_EQ(st.executables, int(m->executables()->size()));
+}
+
+// A target naming a backend this kiln lacks is a clear error listing the backends.
+TEST(Compiler, UnknownBackendIsAnError) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {4}, "x");
+  t.g->results = {t.op("kiln.relu", {x})};
+  kir::TargetDesc target = lavapipe();
+  target.backend = "ptx";
+  auto r = compile_to_artifact(t.m, target, {});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().message(), "target 'vulkan-lavapipe' needs backend 'ptx', which this "
+                                  "kiln lacks (backends: spirv)");
 }
 
 TEST(Compiler, OutputThatIsAnInputOrConstantIsCopied) {

@@ -70,9 +70,10 @@ inline Bytes make_artifact(const kiln::kir::Kernel &k, const std::vector<uint32_
   std::vector<flatbuffers::Offset<CommandEntry>> cmds{
       CreateCommandEntry(b, Command::Dispatch, dispatch.Union())};
   std::vector<uint32_t> wgs(k.workgroup_size, k.workgroup_size + 3);
+  auto code = CreateSpirvCodeDirect(b, &spirv).Union();
   std::vector<flatbuffers::Offset<Executable>> exes{CreateExecutableDirect(
-      b, k.name.c_str(), &spirv, "main", &wgs, static_cast<uint32_t>(k.buffers.size()),
-      k.push_constant_count * 4, requirements(b, req))};
+      b, k.name.c_str(), "main", &wgs, static_cast<uint32_t>(k.buffers.size()),
+      k.push_constant_count * 4, requirements(b, req), ExecutableCode::SpirvCode, code)};
   std::vector<uint8_t> data(64, 0);
   b.ForceVectorAlignment(data.size(), 1, 64);
   auto data_vec = b.CreateVector(data);

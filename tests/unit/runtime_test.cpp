@@ -249,16 +249,30 @@ TEST_F(NullModule, CorruptArtifacts) {
   EXPECT_STATUS(kiln_module_load_memory(device_, wrong.data(), wrong.size(), &m), "INVALID_ARTIFACT",
                 "file identifier is not \"KLN1\"");
   Tweaks t;
-  t.schema_version = 3;
-  std::vector<uint8_t> v3 = make_artifact(t);
-  EXPECT_STATUS(kiln_module_load_memory(device_, v3.data(), v3.size(), &m), "INVALID_ARTIFACT",
-                "schema version 3 is not supported: this runtime reads version 2");
+  t.schema_version = 4;
+  std::vector<uint8_t> v4 = make_artifact(t);
+  EXPECT_STATUS(kiln_module_load_memory(device_, v4.data(), v4.size(), &m), "INVALID_ARTIFACT",
+                "schema version 4 is not supported: this runtime reads version 3");
+  // A version-2 artifact in its own layout (SPIR-V in the old Executable field, no code union)
+  // verifies and is refused by its version, with the advice to recompile.
+  t.schema_version = 2;
+  t.code = Tweaks::Code::v2_layout;
+  std::vector<uint8_t> v2 = make_artifact(t);
+  EXPECT_STATUS(kiln_module_load_memory(device_, v2.data(), v2.size(), &m), "INVALID_ARTIFACT",
+                "artifact schema version 2 is not supported: this runtime reads version 3 "
+                "(recompile the model with this kiln)");
+  // The same layout claiming the current version has no code.
+  t.schema_version = KILN_ARTIFACT_SCHEMA_VERSION;
+  std::vector<uint8_t> no_code = make_artifact(t);
+  EXPECT_STATUS(kiln_module_load_memory(device_, no_code.data(), no_code.size(), &m),
+                "INVALID_ARTIFACT", "executable 0 ('add') has no code (code kind 0");
   // A version-1 artifact (no digest trailer) names its version.
+  t = Tweaks{};
   t.schema_version = 1;
   t.seal = false;
   std::vector<uint8_t> v1 = make_artifact(t);
   EXPECT_STATUS(kiln_module_load_memory(device_, v1.data(), v1.size(), &m), "INVALID_ARTIFACT",
-                "schema version 1 is not supported: this runtime reads version 2 (recompile");
+                "schema version 1 is not supported: this runtime reads version 3 (recompile");
   // Any flipped byte before the trailer is caught by the digest, before parsing; with the
   // digest recomputed, scribbling over the body must still give a clean status, never a crash.
   const size_t payload = a.size() - kiln::artifact::kTrailerBytes;

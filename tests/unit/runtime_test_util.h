@@ -50,7 +50,42 @@ struct Tweaks {
   uint32_t push_bytes = 4;
   bool drop_third_binding = false; // the shader still uses binding 2: a validation error
   bool seal = true;                // append the digest trailer
+  // The executable's code: SPIR-V (the code union), a native object, or the schema-version-2
+  // layout (SPIR-V words in the now deprecated Executable field 1, no code union).
+  enum class Code { spirv, native, v2_layout } code = Code::spirv;
 };
+
+// The add executable of make_artifact, its code as `t` asks.
+inline flatbuffers::Offset<kiln::fb::Executable>
+make_executable(flatbuffers::FlatBufferBuilder &b, const Tweaks &t,
+                flatbuffers::Offset<kiln::fb::Requirements> req) {
+  using namespace kiln::fb;
+  std::vector<uint32_t> spirv = read_spirv(), wgs{64, 1, 1};
+  const uint32_t bindings = t.drop_third_binding ? 2 : 3;
+  if (t.code == Tweaks::Code::v2_layout) {
+    auto name = b.CreateString("add"), entry = b.CreateString("main");
+    auto words = b.CreateVector(spirv), wg = b.CreateVector(wgs);
+    ExecutableBuilder e(b);
+    e.add_name(name);
+    b.AddOffset(6, words); // field 1 (vtable slot 4 + 2 * 1): version 2's `spirv`
+    e.add_entry_point(entry);
+    e.add_workgroup_size(wg);
+    e.add_num_bindings(bindings);
+    e.add_push_constant_bytes(t.push_bytes);
+    e.add_requirements(req);
+    return e.Finish();
+  }
+  flatbuffers::Offset<void> code;
+  ExecutableCode kind = ExecutableCode::SpirvCode;
+  if (t.code == Tweaks::Code::native) {
+    std::vector<uint8_t> object{0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+    code = CreateNativeCodeDirect(b, "elf-x86_64-so", &object).Union();
+    kind = ExecutableCode::NativeCode;
+  } else {
+    code = CreateSpirvCodeDirect(b, &spirv).Union();
+  }
+  return CreateExecutableDirect(b, "add", "main", &wgs, bindings, t.push_bytes, req, kind, code);
+}
 
 // y = (x + k) + x and z = x + k with x: f32[4,25], k a constant, through two dispatches of the
 // add kernel into the transient arena and two copies into the outputs.
@@ -88,12 +123,9 @@ inline std::vector<uint8_t> make_artifact(const Tweaks &t = {}) {
   cmds.push_back(copy(kT2, 0));
   cmds.push_back(copy(0, 1));
 
-  std::vector<uint32_t> spirv = read_spirv(), wgs{64, 1, 1};
   auto req = CreateRequirements(b, false, false, false, false, false, false, false, 0, 0,
                                 t.need_cooperative_matrix, 0);
-  std::vector<flatbuffers::Offset<Executable>> exes{
-      CreateExecutableDirect(b, "add", &spirv, "main", &wgs, t.drop_third_binding ? 2 : 3,
-                             t.push_bytes, req)};
+  std::vector<flatbuffers::Offset<Executable>> exes{make_executable(b, t, req)};
 
   std::vector<int64_t> shape_x{4, 25}, shape_z{kN};
   std::vector<flatbuffers::Offset<TensorSig>> ins{CreateTensorSigDirect(b, "x", DType::f32, &shape_x)};

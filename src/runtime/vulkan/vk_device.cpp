@@ -297,14 +297,9 @@ Status check_requirements(const PhysicalInfo &p, const Executable &exe) {
     if (needed && !have)
       missing += std::string(missing.empty() ? "" : ", ") + what;
   };
-  need(r.float16, info.float16, "shaderFloat16");
-  need(r.float64, info.float64, "shaderFloat64");
-  need(r.int8, info.int8, "shaderInt8");
-  need(r.int16, info.int16, "shaderInt16");
-  need(r.int64, info.int64, "shaderInt64");
-  need(r.storage8, info.storage8, "storageBuffer8BitAccess");
-  need(r.storage16, info.storage16, "storageBuffer16BitAccess");
-  need(r.cooperative_matrix, info.cooperative_matrix, "VK_KHR_cooperative_matrix");
+#define KILN_X(field, name) need(r.field, info.field, name);
+  KILN_DEVICE_FEATURES(KILN_X)
+#undef KILN_X
   if (r.subgroup_size && r.subgroup_size != info.subgroup_size)
     missing += cat(missing.empty() ? "" : ", ", "subgroup size ", r.subgroup_size, " (device has ",
                    info.subgroup_size, ")");

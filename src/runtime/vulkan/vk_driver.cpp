@@ -62,10 +62,23 @@ Status info(const DeviceState *d, kiln_device_info *out) {
 
 uint64_t validation_messages(const DeviceState *d) { return self(d)->instance->messages.load(); }
 
+Status executable_create(DeviceState *d, const Program &program, size_t index,
+                         const ArtifactBytes &bytes, ExecutableState **out) {
+  std::unique_ptr<vk::Pipeline> p;
+  KILN_RT_TRY(vk::create_executable(*self(d), program.executables[index], bytes, index, &p));
+  *out = reinterpret_cast<ExecutableState *>(p.release());
+  return {};
+}
+
+void executable_destroy(DeviceState *d, ExecutableState *e) {
+  vk::destroy_executable(*self(d), reinterpret_cast<vk::Pipeline *>(e));
+}
+
 Status module_create(DeviceState *d, const Program &program, const ArtifactBytes &bytes,
-                     ModuleState **out) {
+                     ExecutableState *const *executables, ModuleState **out) {
   std::unique_ptr<vk::Module> m;
-  KILN_RT_TRY(vk::create_module(*self(d), program, bytes, &m));
+  KILN_RT_TRY(vk::create_module(*self(d), program, bytes,
+                                reinterpret_cast<const vk::Pipeline *const *>(executables), &m));
   *out = reinterpret_cast<ModuleState *>(m.release());
   return {};
 }
@@ -75,9 +88,10 @@ void module_destroy(ModuleState *m) { delete self(m); }
 Status module_run(ModuleState *m, const RunArgs &args) { return vk::run_module(*self(m), args); }
 
 const DriverVtable kVulkanDriver = {
-    "vulkan",      count,          describe,      default_device, open,
-    destroy,       info,           validation_messages, module_create, module_destroy,
-    module_run,
+    "vulkan",
+    {count, describe, default_device, open, destroy, info, validation_messages},
+    {executable_create, executable_destroy},
+    {module_create, module_destroy, module_run},
 };
 
 } // namespace

@@ -66,7 +66,7 @@ Status create_descriptors(Module &m, Frame *f) {
     VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     ai.descriptorPool = f->descriptor_pool;
     ai.descriptorSetCount = 1;
-    ai.pSetLayouts = &m.pipelines[c.executable].set_layout;
+    ai.pSetLayouts = &m.pipelines[c.executable]->set_layout;
     KILN_RT_TRY(check(d.vkAllocateDescriptorSets(d.device, &ai, &f->sets[i]),
                       "vkAllocateDescriptorSets"));
     std::vector<VkDescriptorBufferInfo> infos(c.bindings.size());
@@ -109,7 +109,7 @@ void record_command(const Module &m, const Frame &f, size_t i, VkCommandBuffer c
                       &region);
     return;
   }
-  const Pipeline &p = m.pipelines[c.executable];
+  const Pipeline &p = *m.pipelines[c.executable];
   d.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
   d.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &f.sets[i], 0,
                             nullptr);

@@ -62,7 +62,7 @@ Status create_pipeline(Device &d, const Executable &exe, const ArtifactBytes &by
                        Pipeline *out) {
   KILN_RT_TRY(create_layouts(d, exe, out));
   VkShaderModuleCreateInfo sm{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  sm.codeSize = bytes.spirv_words(index) * 4;
+  sm.codeSize = std::get<SpirvCode>(exe.code).words * 4;
   sm.pCode = bytes.spirv(index);
   VkShaderModule shader = VK_NULL_HANDLE;
   KILN_RT_TRY(check(d.vkCreateShaderModule(d.device, &sm, nullptr, &shader),
@@ -170,24 +170,45 @@ Status upload_constants(Device &d, const Program &p, const ArtifactBytes &bytes,
 Module::~Module() {
   for (auto &f : frames)
     destroy_frame(*device, f.get());
-  for (Pipeline &p : pipelines)
-    destroy_pipeline(*device, &p);
   destroy_buffer(*device, &constants);
 }
 
-Status create_module(Device &d, const Program &p, const ArtifactBytes &bytes,
-                     std::unique_ptr<Module> *out) {
+Status create_executable(Device &d, const Executable &exe, const ArtifactBytes &bytes,
+                         size_t index, std::unique_ptr<Pipeline> *out) {
   KILN_RT_TRY(check_not_lost(d));
-  for (const Executable &exe : p.executables)
-    KILN_RT_TRY(check_requirements(d.physical, exe));
+  if (!std::holds_alternative<SpirvCode>(exe.code))
+    return error(KILN_UNSUPPORTED, "executable '", exe.name, "' is ", code_kind_name(exe.code),
+                 ": the vulkan driver runs only SPIR-V (compile for a vulkan target)");
+  KILN_RT_TRY(check_requirements(d.physical, exe));
+  const uint64_t errors_before = d.instance->errors.load();
+  auto p = std::make_unique<Pipeline>();
+  Status s = create_pipeline(d, exe, bytes, index, p.get());
+  if (s.ok())
+    if (uint64_t n = d.instance->errors.load() - errors_before)
+      s = error(KILN_DEVICE_ERROR, "the Vulkan validation layer reported ", n,
+                " error(s) while loading the module (printed to stderr)");
+  if (!s.ok()) {
+    destroy_pipeline(d, p.get());
+    return s;
+  }
+  *out = std::move(p);
+  return {};
+}
+
+void destroy_executable(Device &d, Pipeline *p) {
+  destroy_pipeline(d, p);
+  delete p;
+}
+
+Status create_module(Device &d, const Program &p, const ArtifactBytes &bytes,
+                     const Pipeline *const *pipelines, std::unique_ptr<Module> *out) {
+  KILN_RT_TRY(check_not_lost(d));
   KILN_RT_TRY(check_limits(d, p));
   auto m = std::make_unique<Module>();
   m->device = &d;
   m->program = &p;
   const uint64_t errors_before = d.instance->errors.load();
-  m->pipelines.resize(p.executables.size());
-  for (size_t i = 0; i < p.executables.size(); ++i)
-    KILN_RT_TRY(create_pipeline(d, p.executables[i], bytes, i, &m->pipelines[i]));
+  m->pipelines.assign(pipelines, pipelines + p.executables.size());
   KILN_RT_TRY(upload_constants(d, p, bytes, &m->constants));
   if (uint64_t n = d.instance->errors.load() - errors_before)
     return error(KILN_DEVICE_ERROR, "the Vulkan validation layer reported ", n,

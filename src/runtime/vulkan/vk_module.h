@@ -1,4 +1,5 @@
-// A program loaded on a Vulkan device: pipelines and constants built once at load, plus a
+// A program loaded on a Vulkan device: pipelines (the driver's executables, built once per
+// load before the module) and constants uploaded once at load, plus a
 // small pool of per-call frames (command buffer, descriptor sets, arena and I/O buffers) so
 // several threads can run one module at once.
 #pragma once
@@ -37,7 +38,7 @@ struct Module {
   Device *device = nullptr;
   const Program *program = nullptr;
   Buffer constants;
-  std::vector<Pipeline> pipelines;
+  std::vector<const Pipeline *> pipelines; // per executable; owned by the caller, outlive this
 
   // Frame pool: at most kMaxFrames exist; calls beyond that wait for a free one.
   static constexpr size_t kMaxFrames = 4;
@@ -50,9 +51,16 @@ struct Module {
   ~Module();
 };
 
-// `bytes` is read during the call only (SPIR-V for the pipelines, constants for the upload).
+// Builds the pipeline of `exe` (executable `index`): refuses code other than SPIR-V and
+// requirements the device lacks. `bytes` is read during the call only.
+Status create_executable(Device &device, const Executable &exe, const ArtifactBytes &bytes,
+                         size_t index, std::unique_ptr<Pipeline> *out);
+void destroy_executable(Device &device, Pipeline *pipeline);
+
+// `pipelines[i]` is executable i's, from create_executable. `bytes` is read during the call
+// only (constants for the upload).
 Status create_module(Device &device, const Program &program, const ArtifactBytes &bytes,
-                     std::unique_ptr<Module> *out);
+                     const Pipeline *const *pipelines, std::unique_ptr<Module> *out);
 Status run_module(Module &module, const RunArgs &args);
 
 // Frame lifetime (vk_frame.cpp).

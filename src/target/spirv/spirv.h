@@ -13,6 +13,7 @@
 #include "kir/kir.h"
 #include "kir/target.h"
 #include "support/status.h"
+#include "target/backend.h"
 
 #include <cstdint>
 #include <vector>
@@ -25,5 +26,8 @@ namespace kiln::spirv {
 // (kir::verify); `used`, when not null, receives what the module actually needs.
 Result<std::vector<uint32_t>> emit_spirv(const kir::Kernel &k, const kir::TargetDesc &t,
                                          kir::Requirements *used);
+
+// The "spirv" backend (target/backend.h) for the compiler's backend list.
+const target::BackendInfo &backend_info();
 
 } // namespace kiln::spirv
