@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""H200 acceptance workloads as ONNX (opset 17) with every weight a graph INPUT, not an
+initializer, so the .onnx and the compiled .kiln stay tiny (resnet50's 102 MB / bert-base's
+~340 MB of f32 weights would not fit the device tool's 64 MiB carry). Weights and inputs are
+regenerated from a seed on either machine by `--npy` (numpy only, no onnx needed).
+
+  python3 gen.py --onnx DIR [--small]   # here: write NAME.onnx (needs the onnx package)
+  python3 gen.py --npy DIR [--small] [--only NAME,...]   # here or on the GPU machine:
+                                        # write NAME.in.INPUT.npy for every graph input
+  --baked: weights as initializers instead (same values), only x / A / B stay inputs.
+
+Models: matmul4096 (A,B 4096x4096), resnet50_b32, resnet50_b1 (224x224, conv+bias, no
+BatchNorm: BN folded into conv bias), bert_base_b8 (12 layers, hidden 768, 12 heads, ffn 3072,
+seq 128; input = embedding output x[8,128,768], no attention mask, Erf-form GELU,
+LayerNormalization). --small: matmul 64, resnet50 at 32x32 (b1 and b2), bert 2 layers seq 16 b1.
+"""
+import argparse, os, zlib
+import numpy as np
+
+F32 = np.float32
+
+
+class G:
+    """Collects nodes, float graph inputs (name, shape, init) and small int64 constants."""
+    def __init__(self):
+        self.nodes, self.inputs, self.consts, self.n = [], [], [], 0
+
+    def inp(self, name, shape, init):
+        self.inputs.append((name, list(shape), init)); return name
+
+    def const(self, arr, name=None):
+        name = name or f"c{len(self.consts)}"; self.consts.append((name, np.asarray(arr))); return name
+
+    def op(self, t, ins, nout=1, **attrs):
+        self.n += 1
+        outs = [f"{t.lower()}{self.n}_{i}" for i in range(nout)]
+        self.nodes.append((t, list(ins), outs, attrs))
+        return outs[0] if nout == 1 else outs
+
+
+def matmul(n):
+    g = G()
+    a = g.inp("A", [n, n], ("normal", 1.0)); b = g.inp("B", [n, n], ("normal", 1.0))
+    return g, [(g.op("MatMul", [a, b]), [n, n])]
+
+
+def resnet50(batch, hw):
+    g = G(); cnt = [0]
+    def conv(x, cin, cout, k, s=1, relu=True):
+        cnt[0] += 1; i = cnt[0]
+        w = g.inp(f"conv{i}_w", [cout, cin, k, k], ("he", cin * k * k))
+        b = g.inp(f"conv{i}_b", [cout], ("normal", 0.01))
+        y = g.op("Conv", [x, w, b], kernel_shape=[k, k], strides=[s, s], pads=[k // 2] * 4)
+        return g.op("Relu", [y]) if relu else y
+    x = g.inp("x", [batch, 3, hw, hw], ("normal", 1.0))
+    y = conv(x, 3, 64, 7, 2)
+    y = g.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 64
+    for width, blocks, stride in [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]:
+        for bi in range(blocks):
+            s = stride if bi == 0 else 1
+            t = conv(y, cin, width, 1)
+            t = conv(t, width, width, 3, s)
+            t = conv(t, width, width * 4, 1, relu=False)
+            sc = conv(y, cin, width * 4, 1, s, relu=False) if bi == 0 else y
+            y = g.op("Relu", [g.op("Add", [t, sc])])
+            cin = width * 4
+    y = g.op("Flatten", [g.op("GlobalAveragePool", [y])], axis=1)
+    w = g.inp("fc_w", [1000, 2048], ("he", 2048)); b = g.inp("fc_b", [1000], ("normal", 0.01))
+    return g, [(g.op("Gemm", [y, w, b], transB=1), [batch, 1000])]
+
+
+def bert(batch, seq, layers, hid=768, heads=12, ffn=3072):
+    g = G(); dh = hid // heads
+    x = g.inp("x", [batch, seq, hid], ("normal", 1.0))
+    shp_split = g.const(np.array([batch, seq, heads, dh], np.int64), "shape_split")
+    shp_merge = g.const(np.array([batch, seq, hid], np.int64), "shape_merge")
+    scale = g.const(np.array(1.0 / np.sqrt(dh), F32), "scale")
+    half = g.const(np.array(0.5, F32), "half"); one = g.const(np.array(1.0, F32), "one")
+    rsqrt2 = g.const(np.array(1.0 / np.sqrt(2.0), F32), "rsqrt2")
+    def lin(t, p, k, n):
+        w = g.inp(p + "_w", [k, n], ("normal", 0.02)); b = g.inp(p + "_b", [n], ("normal", 0.02))
+        return g.op("Add", [g.op("MatMul", [t, w]), b])
+    def ln(t, p):
+        s = g.inp(p + "_g", [hid], ("ones_jitter", 0.02)); b = g.inp(p + "_b", [hid], ("normal", 0.02))
+        return g.op("LayerNormalization", [t, s, b], axis=-1, epsilon=1e-12)
+    def heads_of(t, perm):
+        return g.op("Transpose", [g.op("Reshape", [t, shp_split])], perm=perm)
+    for l in range(layers):
+        p = f"l{l}_"
+        q = heads_of(lin(x, p + "q", hid, hid), [0, 2, 1, 3])
+        k = heads_of(lin(x, p + "k", hid, hid), [0, 2, 3, 1])
+        v = heads_of(lin(x, p + "v", hid, hid), [0, 2, 1, 3])
+        s = g.op("Softmax", [g.op("Mul", [g.op("MatMul", [q, k]), scale])], axis=-1)
+        c = g.op("Reshape", [g.op("Transpose", [g.op("MatMul", [s, v])], perm=[0, 2, 1, 3]), shp_merge])
+        x = ln(g.op("Add", [lin(c, p + "o", hid, hid), x]), p + "ln1")
+        h = lin(x, p + "ff1", hid, ffn)
+        h = g.op("Mul", [g.op("Mul", [h, half]),
+                         g.op("Add", [g.op("Erf", [g.op("Mul", [h, rsqrt2])]), one])])
+        x = ln(g.op("Add", [lin(h, p + "ff2", ffn, hid), x]), p + "ln2")
+    return g, [(x, [batch, seq, hid])]
+
+
+def models(small):
+    if small:
+        return {"matmul64": lambda: matmul(64), "resnet50_s32_b1": lambda: resnet50(1, 32),
+                "resnet50_s32_b2": lambda: resnet50(2, 32), "bert_l2_s16_b1": lambda: bert(1, 16, 2)}
+    return {"matmul4096": lambda: matmul(4096), "resnet50_b32": lambda: resnet50(32, 224),
+            "resnet50_b1": lambda: resnet50(1, 224), "bert_base_b8": lambda: bert(8, 128, 12)}
+
+
+def make_array(model, name, shape, init):
+    rng = np.random.default_rng(zlib.crc32(f"{model}/{name}".encode()))
+    kind, a = init
+    z = rng.standard_normal(shape, dtype=F32)
+    if kind == "he":  # He init, halved so the residual stream stays O(1) without BatchNorm
+        return z * F32(np.sqrt(2.0 / a) * 0.5)
+    if kind == "ones_jitter":
+        return F32(1) + z * F32(a)
+    return z * F32(a)
+
+
+DATA_INPUTS = {"x", "A", "B"}
+
+
+def write_onnx(name, g, outs, path, baked=False):
+    import onnx
+    from onnx import helper, TensorProto, numpy_helper
+    nodes = [helper.make_node(t, i, o, **a) for t, i, o, a in g.nodes]
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s, _ in g.inputs
+           if not baked or n in DATA_INPUTS]
+    outv = [helper.make_tensor_value_info(o, TensorProto.FLOAT, s) for o, s in outs]
+    inits = [numpy_helper.from_array(a, n) for n, a in g.consts]
+    if baked:  # the same seeded weights as --npy writes, stored as initializers
+        inits += [numpy_helper.from_array(make_array(name, n, s, i), n) for n, s, i in g.inputs
+                  if n not in DATA_INPUTS]
+    graph = helper.make_graph(nodes, name, ins, outv, inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="kiln-bench")
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--onnx"); ap.add_argument("--npy"); ap.add_argument("--small", action="store_true")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--baked", action="store_true",
+                    help="weights as initializers (too big to carry at full size; for compiling "
+                         "on the GPU machine with a carried kiln, see measuring.md)")
+    a = ap.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    for name, fn in models(a.small).items():
+        if only and name not in only:
+            continue
+        g, outs = fn()
+        if a.onnx:
+            os.makedirs(a.onnx, exist_ok=True)
+            write_onnx(name, g, outs, os.path.join(a.onnx, name + ".onnx"), a.baked)
+            print(f"{name}: {len(g.nodes)} nodes, {len(g.inputs)} inputs, "
+                  f"{sum(int(np.prod(s)) for _, s, _ in g.inputs) / 1e6:.1f} M input floats")
+        if a.npy:
+            os.makedirs(a.npy, exist_ok=True)
+            for n, s, init in g.inputs:
+                if a.baked and n not in DATA_INPUTS:
+                    continue
+                np.save(os.path.join(a.npy, f"{name}.in.{n}.npy"), make_array(name, n, s, init))
+
+
+if __name__ == "__main__":
+    main()
