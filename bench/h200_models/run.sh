@@ -23,7 +23,7 @@ small=(); [ "${SMALL:-0}" = 1 ] && small=(--small)
 t0=$SECONDS; $py gen.py --npy . "${small[@]}"; echo "gen.py --npy: $((SECONDS - t0)) s"
 : > table.tsv
 for k in *.kiln; do
-  a=${k%.kiln}; m=${a%.naive}
+  a=${k%.kiln}; m=${a%%.*}
   [ -f "$m.torch.ms" ] || {
     echo "== torch $m"
     $py onnx_torch.py "$m.onnx" --backend "$backend" --inputs . --save "$m.torch" --warmup 10 --iters 50 | tee "$m.torch.txt"
