@@ -55,10 +55,11 @@ struct ContractionRow {
 // Sizes: NVIDIA rows follow the classic SIMT SGEMM shape (256 invocations, 8x8 or 4x4 per
 // invocation); lavapipe rows keep the register block but skip staging (llvmpipe's shared
 // memory is ordinary memory and its barriers switch coroutines). Measured in bench/RESULTS.md.
-constexpr std::array<ContractionRow, 6> kContractionTable{{
+constexpr std::array<ContractionRow, 7> kContractionTable{{
     {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8}},
     {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4}},
     {"nvidia-small", 32, 16384, 64, 16, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4}},
+    {"lavapipe-large", 8, 0, 64, 64, 64, 8, Strategy::registers, {64, 64, 1, 8, 8}},
     {"lavapipe", 8, 0, 64, 8, 8, 8, Strategy::registers, {32, 32, 1, 4, 4}},
     {"portable-medium", 0, 8192, 128, 64, 64, 16, Strategy::tiled, {64, 32, 16, 4, 4}},
     {"portable-small", 0, 8192, 64, 16, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4}},
