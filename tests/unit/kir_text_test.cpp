@@ -119,15 +119,41 @@ std::string parse_error(const std::string &text) {
 
 } // namespace
 
+// The vector, subgroup and cooperative-matrix kinds print but do not parse yet (the text form
+// predates them); until they do, a kernel using them is refused with a positioned error.
+const std::set<ExprKind> kUnparsedExprs = {
+    ExprKind::VectorLoad,     ExprKind::Broadcast,         ExprKind::ExtractLane,
+    ExprKind::MakeVector,     ExprKind::SubgroupReduce,    ExprKind::SubgroupBroadcast,
+    ExprKind::SubgroupShuffle, ExprKind::MatrixLoad,       ExprKind::MatrixMulAdd,
+    ExprKind::MatrixFill,     ExprKind::MatrixScale,       ExprKind::MatrixLength};
+const std::set<StmtKind> kUnparsedStmts = {StmtKind::VectorStore, StmtKind::MatrixStore};
+
 TEST(KirText, EveryNodeKindIsCovered) {
   KindSet seen;
   seen.visit(every_kind_kernel().body);
-#define KILN_KIR_EXPECT_E(K) EXPECT_TRUE(seen.exprs.count(ExprKind::K)) << #K;
-#define KILN_KIR_EXPECT_S(K) EXPECT_TRUE(seen.stmts.count(StmtKind::K)) << #K;
+#define KILN_KIR_EXPECT_E(K)                                                                   \
+  EXPECT_TRUE(kUnparsedExprs.count(ExprKind::K) || seen.exprs.count(ExprKind::K)) << #K;
+#define KILN_KIR_EXPECT_S(K)                                                                   \
+  EXPECT_TRUE(kUnparsedStmts.count(StmtKind::K) || seen.stmts.count(StmtKind::K)) << #K;
   KILN_KIR_EXPR_KINDS(KILN_KIR_EXPECT_E)
   KILN_KIR_STMT_KINDS(KILN_KIR_EXPECT_S)
 #undef KILN_KIR_EXPECT_E
 #undef KILN_KIR_EXPECT_S
+}
+
+TEST(KirText, KindsWithoutTextFormAreRefusedClearly) {
+  Kernel k;
+  k.name = "sg";
+  k.workgroup_size[0] = 8;
+  BufferVar in = k.add_buffer("x", ScalarType::f32, true);
+  BufferVar out = k.add_buffer("y", ScalarType::f32, false, true);
+  Expr i = cast(ScalarType::i32, global_id(0));
+  k.body = store(out, i, subgroup_reduce(ReduceOp::add, load(in, i)));
+  const std::string text = print(k);
+  ASSERT_NE(text.find("subgroup_reduce"), std::string::npos) << text;
+  const std::string err = parse_error(text);
+  EXPECT_NE(err, "(parsed)");
+  EXPECT_EQ(err.rfind("t.kir:", 0), 0u) << err; // file:line:col: message
 }
 
 TEST(KirText, RoundTripsEveryNodeKind) {
