@@ -18,8 +18,8 @@ Result<Expr> Parser::expr() {
     bump();
     const Token at_a = cur_;
     KILN_ASSIGN(Expr a, expr());
-    if (a.type() != ScalarType::boolean)
-      return error(at_a, fmt::format("'!' needs a bool operand, not {}", to_string(a.type())));
+    if (a.type() != ScalarType::boolean || a.is_matrix())
+      return error(at_a, fmt::format("'!' needs a bool operand, not {}", type_string(a)));
     return logical_not(a);
   }
   if (cur_.kind == Tok::string) return var_ref();
@@ -32,8 +32,8 @@ Result<Expr> Parser::typed_expr(const char *what, const std::function<bool(Scala
                                 const char *need) {
   const Token at_e = cur_;
   KILN_ASSIGN(Expr e, expr());
-  if (!ok(e.type()))
-    return error(at_e, fmt::format("{} must be {}, not {}", what, need, to_string(e.type())));
+  if (!e.is_scalar() || !ok(e.type()))
+    return error(at_e, fmt::format("{} must be {}, not {}", what, need, type_string(e)));
   return e;
 }
 
@@ -127,17 +127,18 @@ Result<Expr> Parser::infix() {
   KILN_ASSIGN(Expr b, expr());
   KILN_TRY(expect(")"));
   const ScalarType t = a.type();
-  if (b.type() != t)
-    return error(at_b, fmt::format("operands of '{}' have types {} and {}", op.text, to_string(t),
-                                   to_string(b.type())));
+  if (b.value_type() != a.value_type())
+    return error(at_b, fmt::format("operands of '{}' have types {} and {}", op.text,
+                                   type_string(a), type_string(b)));
   auto bad = [&](const char *need) {
-    return error(op, fmt::format("'{}' needs {} operands, not {}", op.text, need, to_string(t)));
+    return error(op, fmt::format("'{}' needs {} operands, not {}", op.text, need, type_string(a)));
   };
   if (op.text == "&&" || op.text == "||") {
-    if (t != ScalarType::boolean) return bad("bool");
+    if (t != ScalarType::boolean || a.is_matrix()) return bad("bool");
     return op.text == "&&" ? logical_and(a, b) : logical_or(a, b);
   }
   if (auto c = cmpop_named(op.text)) {
+    if (a.is_matrix()) return bad("non-matrix");
     if (t == ScalarType::boolean && *c != CmpOp::eq && *c != CmpOp::ne) return bad("non-bool");
     return cmp(*c, a, b);
   }
@@ -158,6 +159,9 @@ Result<Expr> Parser::binary_call_checked(const Token &at_op, BinOp op, Expr a, E
     return error(at_op, fmt::format("'{}' needs integer operands, not {}", name, to_string(t)));
   if (op == BinOp::pow && !is_float(t))
     return error(at_op, fmt::format("pow needs float operands, not {}", to_string(t)));
+  if (a.is_matrix() && op != BinOp::add && op != BinOp::sub && op != BinOp::mul &&
+      op != BinOp::div)
+    return error(at_op, fmt::format("'{}' does not take cooperative matrices", name));
   return binary(op, a, b);
 }
 
@@ -178,6 +182,15 @@ Result<Expr> Parser::word() {
     return float_literal(t, w, ty);
   }
   if (auto ty = type_named(w)) return cast_expr(*ty);
+  if (auto ty = vector_type_named(w)) return cast_expr(*ty);
+  if (w == "coopmat") {
+    KILN_ASSIGN(ValueType ty, value_type());
+    return cast_expr(ty);
+  }
+  if (w == "vload" || w == "broadcast" || w == "extract_lane" || w == "make_vector")
+    return vector_expr(w);
+  if (w.rfind("subgroup_", 0) == 0 && !builtin_named(w)) return subgroup_expr(w);
+  if (w.rfind("coopmat_", 0) == 0) return coopmat_expr(w);
   if (auto fn = intrinsic_named(w)) return call_expr(*fn);
   if (w == "min") return binary_call(BinOp::min);
   if (w == "max") return binary_call(BinOp::max);
@@ -200,7 +213,7 @@ Result<Expr> Parser::var_ref() {
   KILN_ASSIGN(std::string n, name("a variable"));
   if (at(":")) {
     bump();
-    KILN_ASSIGN(ScalarType ty, type());
+    KILN_ASSIGN(ValueType ty, value_type());
     return var(std::move(n), ty);
   }
   for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
@@ -224,10 +237,20 @@ Result<std::vector<Expr>> Parser::args(size_t n) {
   return out;
 }
 
-Result<Expr> Parser::cast_expr(ScalarType t) {
-  bump();
+// T(x): a scalar type casts scalars; a vector or matrix type names x's shape too (the printer
+// writes the cast's full type).
+Result<Expr> Parser::cast_expr(const ValueType &t) {
+  const Token at_cast = cur_;
+  if (t.lanes == 1 && !t.is_matrix()) bump(); // a vector / matrix type was read by the caller
+  else if (t.is_vector()) bump();
   KILN_ASSIGN(std::vector<Expr> a, args(1));
-  return cast(t, a[0]);
+  ValueType shape = a[0].value_type();
+  shape.elem = t.elem;
+  if (shape != t)
+    return error(at_cast, fmt::format("cannot cast {} to {}", type_string(a[0]), to_string(t)));
+  if (a[0].is_matrix() && !is_float(t.elem) && !is_int(t.elem))
+    return error(at_cast, "a cooperative matrix component must be a number type");
+  return cast(t.elem, a[0]);
 }
 
 Result<Expr> Parser::call_expr(Intrinsic fn) {
@@ -236,7 +259,10 @@ Result<Expr> Parser::call_expr(Intrinsic fn) {
   KILN_ASSIGN(std::vector<Expr> a, args(static_cast<size_t>(arity(fn))));
   const ScalarType t = a[0].type();
   for (const Expr &e : a)
-    if (e.type() != t) return error(at_fn, fmt::format("arguments of {} differ in type", to_string(fn)));
+    if (e.value_type() != a[0].value_type())
+      return error(at_fn, fmt::format("arguments of {} differ in type", to_string(fn)));
+  if (a[0].is_matrix())
+    return error(at_fn, fmt::format("{} does not take cooperative matrices", to_string(fn)));
   const bool int_ok = fn == Intrinsic::abs || fn == Intrinsic::sign;
   if (!is_float(t) && !(int_ok && is_int(t)))
     return error(at_fn, fmt::format("{} does not take {}", to_string(fn), to_string(t)));
@@ -247,9 +273,9 @@ Result<Expr> Parser::binary_call(BinOp op) {
   const Token at_fn = cur_;
   bump();
   KILN_ASSIGN(std::vector<Expr> a, args(2));
-  if (a[0].type() != a[1].type())
+  if (a[0].value_type() != a[1].value_type())
     return error(at_fn, fmt::format("arguments of {} have types {} and {}", to_string(op),
-                                    to_string(a[0].type()), to_string(a[1].type())));
+                                    type_string(a[0]), type_string(a[1])));
   return binary_call_checked(at_fn, op, a[0], a[1]);
 }
 
@@ -257,12 +283,14 @@ Result<Expr> Parser::select_expr() {
   const Token at_fn = cur_;
   bump();
   KILN_ASSIGN(std::vector<Expr> a, args(3));
-  if (a[0].type() != ScalarType::boolean)
-    return error(at_fn, fmt::format("select condition must be bool, not {}",
-                                    to_string(a[0].type())));
-  if (a[1].type() != a[2].type())
-    return error(at_fn, fmt::format("select values have types {} and {}", to_string(a[1].type()),
-                                    to_string(a[2].type())));
+  if (a[0].type() != ScalarType::boolean || a[0].is_matrix())
+    return error(at_fn, fmt::format("select condition must be bool, not {}", type_string(a[0])));
+  if (a[1].value_type() != a[2].value_type())
+    return error(at_fn, fmt::format("select values have types {} and {}", type_string(a[1]),
+                                    type_string(a[2])));
+  if (a[1].is_matrix()) return error(at_fn, "select does not take cooperative matrices");
+  if (a[0].lanes() != 1 && a[0].lanes() != a[1].lanes())
+    return error(at_fn, "select condition lanes must be 1 or the values' lanes");
   return select(a[0], a[1], a[2]);
 }
 
@@ -299,5 +327,281 @@ Result<Expr> Parser::push_const_expr() {
   return push_const(static_cast<int>(slot));
 }
 
+// ---- value types ----
+
+Result<ValueType> Parser::value_type() {
+  if (cur_.kind == Tok::ident) {
+    if (auto t = type_named(cur_.text)) {
+      bump();
+      return ValueType(*t);
+    }
+    if (auto t = vector_type_named(cur_.text)) {
+      bump();
+      return *t;
+    }
+    if (cur_.text == "coopmat") {
+      bump();
+      return matrix_type_args();
+    }
+  }
+  return expected("a type");
+}
+
+// '<' elem ',' ROWSxCOLS ',' use '>'
+Result<ValueType> Parser::matrix_type_args() {
+  KILN_TRY(expect("<"));
+  const Token at_elem = cur_;
+  KILN_ASSIGN(ScalarType elem, type());
+  if (!is_float(elem) && !is_int(elem))
+    return error(at_elem, fmt::format("a cooperative matrix component must be a number type, "
+                                      "not {}", to_string(elem)));
+  KILN_TRY(expect(","));
+  const Token at_shape = cur_;
+  uint32_t dims[2] = {0, 0};
+  {
+    const std::string &s = cur_.text;
+    const size_t x = s.find('x');
+    bool ok = cur_.kind == Tok::number && x != std::string::npos;
+    for (int d = 0; ok && d < 2; ++d) {
+      const char *b = s.data() + (d ? x + 1 : 0), *e = s.data() + (d ? s.size() : x);
+      auto [end, ec] = std::from_chars(b, e, dims[d]);
+      ok = ec == std::errc() && end == e && b != e && is_digit_char(*b) && dims[d] > 0 &&
+           dims[d] <= 1024;
+    }
+    if (!ok) return expected("a matrix shape ROWSxCOLS (1 to 1024 each)");
+    bump();
+  }
+  KILN_TRY(expect(","));
+  std::optional<MatrixUse> use;
+  if (cur_.kind == Tok::ident) use = matrix_use_named(cur_.text);
+  if (!use) return expected("a matrix use (a, b or accumulator)");
+  bump();
+  KILN_TRY(expect(">"));
+  (void)at_shape;
+  return ValueType::coop_matrix(elem, dims[0], dims[1], *use);
+}
+
+// '<' type '>'
+Result<ValueType> Parser::angle_type() {
+  KILN_TRY(expect("<"));
+  KILN_ASSIGN(ValueType t, value_type());
+  KILN_TRY(expect(">"));
+  return t;
+}
+
+Result<Expr> Parser::index_arg(const char *what) {
+  return typed_expr(what, is_index_type, "i32 or u32");
+}
+
+// ---- vectors ----
+
+// vload<T>(bI, index) | broadcast<T>(x) | extract_lane<S>(v, N) | make_vector<T>(x, ...)
+Result<Expr> Parser::vector_expr(const std::string &w) {
+  const Token at_fn = cur_;
+  bump();
+  KILN_ASSIGN(ValueType t, angle_type());
+  auto need_vector = [&]() -> Status {
+    if (!t.is_vector())
+      return error(at_fn, fmt::format("{} needs a vector type, not {}", w, to_string(t)));
+    return Status::ok();
+  };
+  auto check = [&](const Expr &e) -> Result<Expr> {
+    if (e.value_type() != t)
+      return error(at_fn, fmt::format("{} has type {}, not {}", w, type_string(e), to_string(t)));
+    return e;
+  };
+  if (w == "vload") {
+    KILN_TRY(need_vector());
+    if (t.elem == ScalarType::boolean) return error(at_fn, "vload of bool vectors");
+    KILN_TRY(expect("("));
+    KILN_ASSIGN(int b, ref('b', "a buffer reference bN"));
+    KILN_TRY(expect(","));
+    KILN_ASSIGN(Expr index, index_arg("index"));
+    KILN_TRY(expect(")"));
+    return vector_load(b, t.elem, index, t.lanes);
+  }
+  if (w == "broadcast") {
+    KILN_TRY(need_vector());
+    const Token at_a = cur_;
+    KILN_ASSIGN(std::vector<Expr> a, args(1));
+    if (a[0].value_type() != ValueType(t.elem))
+      return error(at_a, fmt::format("broadcast value has type {}, not {}", type_string(a[0]),
+                                     to_string(t.elem)));
+    return check(broadcast(a[0], t.lanes));
+  }
+  if (w == "extract_lane") {
+    if (t.lanes != 1 || t.is_matrix())
+      return error(at_fn, fmt::format("extract_lane needs a scalar type, not {}", to_string(t)));
+    KILN_TRY(expect("("));
+    const Token at_v = cur_;
+    KILN_ASSIGN(Expr v, expr());
+    if (!v.is_vector() || v.type() != t.elem)
+      return error(at_v, fmt::format("extract_lane<{}> needs a vector of {}, not {}",
+                                     to_string(t), to_string(t.elem), type_string(v)));
+    KILN_TRY(expect(","));
+    const Token at_lane = cur_;
+    KILN_ASSIGN(uint32_t lane, u32_number("a lane number"));
+    if (lane >= static_cast<uint32_t>(v.lanes()))
+      return error(at_lane, fmt::format("lane {} out of range for {}", lane, type_string(v)));
+    KILN_TRY(expect(")"));
+    return extract_lane(v, static_cast<int>(lane));
+  }
+  // make_vector
+  KILN_TRY(need_vector());
+  KILN_ASSIGN(std::vector<Expr> a, args(static_cast<size_t>(t.lanes)));
+  for (const Expr &e : a)
+    if (e.value_type() != ValueType(t.elem))
+      return error(at_fn, fmt::format("make_vector<{}> element has type {}", to_string(t),
+                                      type_string(e)));
+  return make_vector(std::move(a));
+}
+
+// ---- subgroups ----
+
+// subgroup_reduce<op, T>(x) | subgroup_broadcast_first<T>(x) | subgroup_broadcast<T>(x, lane)
+// | subgroup_shuffle<T>(x, lane) | subgroup_shuffle_xor<T>(x, mask)
+Result<Expr> Parser::subgroup_expr(const std::string &w) {
+  const Token at_fn = cur_;
+  const bool reduce = w == "subgroup_reduce", first = w == "subgroup_broadcast_first";
+  if (!reduce && !first && w != "subgroup_broadcast" && w != "subgroup_shuffle" &&
+      w != "subgroup_shuffle_xor")
+    return error(at_fn, fmt::format("unknown subgroup operation '{}'", w));
+  bump();
+  KILN_TRY(expect("<"));
+  ReduceOp op = ReduceOp::add;
+  if (reduce) {
+    std::optional<ReduceOp> r;
+    if (cur_.kind == Tok::ident) r = reduce_op_named(cur_.text);
+    if (!r) return expected("a reduction (add, mul, min or max)");
+    op = *r;
+    bump();
+    KILN_TRY(expect(","));
+  }
+  KILN_ASSIGN(ValueType t, value_type());
+  KILN_TRY(expect(">"));
+  KILN_ASSIGN(std::vector<Expr> a, args(reduce || first ? 1 : 2));
+  if (a[0].value_type() != t)
+    return error(at_fn, fmt::format("{}<{}> value has type {}", w, to_string(t), type_string(a[0])));
+  if (t.is_matrix()) return error(at_fn, fmt::format("{} does not take cooperative matrices", w));
+  if (reduce) {
+    if (!is_int(t.elem) && !is_float(t.elem))
+      return error(at_fn, fmt::format("subgroup_reduce needs numbers, not {}", to_string(t)));
+    return subgroup_reduce(op, a[0]);
+  }
+  if (first) return subgroup_broadcast_first(a[0]);
+  if (a[1].value_type() != ValueType(ScalarType::u32))
+    return error(at_fn, fmt::format("{} lane must be u32, not {}", w, type_string(a[1])));
+  if (w == "subgroup_broadcast") return subgroup_broadcast(a[0], a[1]);
+  if (w == "subgroup_shuffle") return subgroup_shuffle(a[0], a[1]);
+  return subgroup_shuffle_xor(a[0], a[1]);
+}
+
+// ---- cooperative matrices ----
+
+// bI or sI naming a declared buffer / shared array (its element type is the component's).
+Status Parser::coopmat_ref(MemSpace &space, int &target, ScalarType &elem) {
+  const Token t = cur_;
+  std::optional<int> b, s;
+  if (cur_.kind == Tok::ident) {
+    b = ref_index(cur_.text, 'b');
+    s = ref_index(cur_.text, 's');
+  }
+  if (b && *b < static_cast<int>(k_->buffers.size())) {
+    space = MemSpace::buffer;
+    target = *b;
+    elem = k_->buffers[static_cast<size_t>(*b)].elem;
+  } else if (s && *s < static_cast<int>(k_->shared.size())) {
+    space = MemSpace::shared;
+    target = *s;
+    elem = k_->shared[static_cast<size_t>(*s)].elem;
+  } else if (b || s) {
+    return error(t, fmt::format("{} is not declared", t.text));
+  } else {
+    return expected("a buffer or shared array reference");
+  }
+  bump();
+  return Status::ok();
+}
+
+Result<Expr> Parser::coopmat_load_expr() {
+  const Token at_fn = cur_;
+  bump();
+  KILN_ASSIGN(ValueType t, matrix_type_args());
+  KILN_TRY(expect("("));
+  const Token at_ref = cur_;
+  MemSpace space = MemSpace::buffer;
+  int target = 0;
+  ScalarType elem = ScalarType::f32;
+  KILN_TRY(coopmat_ref(space, target, elem));
+  if (elem != t.elem)
+    return error(at_ref, fmt::format("{} holds {}, the matrix {}", at_ref.text, to_string(elem),
+                                     to_string(t.elem)));
+  KILN_TRY(expect(","));
+  KILN_ASSIGN(Expr offset, index_arg("offset"));
+  KILN_TRY(expect(","));
+  KILN_ASSIGN(Expr stride, index_arg("stride"));
+  KILN_TRY(expect(","));
+  std::optional<MatrixLayout> layout;
+  if (cur_.kind == Tok::ident) layout = matrix_layout_named(cur_.text);
+  if (!layout) return expected("a layout (row_major or col_major)");
+  bump();
+  KILN_TRY(expect(")"));
+  (void)at_fn;
+  return matrix_load(t, space, target, offset, stride, *layout);
+}
+
+// coopmat_load / coopmat_muladd / coopmat_fill / coopmat_scale / coopmat_length '<' M '>' ...
+Result<Expr> Parser::coopmat_expr(const std::string &w) {
+  const Token at_fn = cur_;
+  if (w == "coopmat_load") return coopmat_load_expr();
+  if (w != "coopmat_muladd" && w != "coopmat_fill" && w != "coopmat_scale" &&
+      w != "coopmat_length")
+    return error(at_fn, fmt::format("unknown cooperative-matrix operation '{}'", w));
+  bump();
+  KILN_ASSIGN(ValueType t, matrix_type_args());
+  auto is = [&](const Expr &e, const ValueType &want, const char *what) -> Status {
+    if (e.value_type() != want)
+      return error(at_fn, fmt::format("{} {} has type {}, not {}", w, what, type_string(e),
+                                      to_string(want)));
+    return Status::ok();
+  };
+  if (w == "coopmat_length") {
+    KILN_ASSIGN(std::vector<Expr> a, args(0));
+    return matrix_length(t);
+  }
+  if (w == "coopmat_fill") {
+    KILN_ASSIGN(std::vector<Expr> a, args(1));
+    KILN_TRY(is(a[0], ValueType(t.elem), "value"));
+    return matrix_fill(t, a[0]);
+  }
+  if (w == "coopmat_scale") {
+    KILN_ASSIGN(std::vector<Expr> a, args(2));
+    if (!is_float(t.elem)) return error(at_fn, "coopmat_scale needs a float matrix");
+    KILN_TRY(is(a[0], t, "matrix"));
+    KILN_TRY(is(a[1], ValueType(t.elem), "scale"));
+    return matrix_scale(a[0], a[1]);
+  }
+  // coopmat_muladd<C>(a, b, c): MxK a * KxN b + MxN c
+  KILN_ASSIGN(std::vector<Expr> a, args(3));
+  KILN_TRY(is(a[2], t, "accumulator"));
+  if (t.matrix.use != MatrixUse::accumulator)
+    return error(at_fn, "coopmat_muladd's type must be an accumulator matrix");
+  const Expr &ma = a[0], &mb = a[1];
+  if (!ma.is_matrix() || ma.value_type().matrix.use != MatrixUse::a)
+    return error(at_fn, fmt::format("coopmat_muladd A must be a use-a matrix, not {}",
+                                    type_string(ma)));
+  if (!mb.is_matrix() || mb.value_type().matrix.use != MatrixUse::b)
+    return error(at_fn, fmt::format("coopmat_muladd B must be a use-b matrix, not {}",
+                                    type_string(mb)));
+  const MatrixShape &sa = ma.value_type().matrix, &sb = mb.value_type().matrix;
+  if (sa.rows != t.matrix.rows || sb.cols != t.matrix.cols || sa.cols != sb.rows)
+    return error(at_fn, fmt::format("coopmat_muladd shapes do not chain: {} * {} + {}",
+                                    type_string(ma), type_string(mb), to_string(t)));
+  if (ma.type() != mb.type())
+    return error(at_fn, "coopmat_muladd A and B components differ");
+  if (is_float(ma.type()) != is_float(t.elem))
+    return error(at_fn, "coopmat_muladd mixes integer and float components");
+  return matrix_mul_add(a[0], a[1], a[2]);
+}
 
 } // namespace kiln::kir::text

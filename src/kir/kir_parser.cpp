@@ -116,6 +116,8 @@ Result<Stmt> Parser::statement() {
   if (at("if")) return if_stmt();
   if (at("var")) return var_stmt();
   if (at("barrier")) return barrier_stmt();
+  if (at("vstore")) return vstore_stmt();
+  if (at("coopmat_store")) return coopmat_store_stmt();
   if (at("{")) {
     bump();
     KILN_ASSIGN(std::vector<Stmt> stmts, items());
@@ -133,7 +135,7 @@ Result<Stmt> Parser::statement() {
 Result<Expr> Parser::decl() {
   KILN_ASSIGN(std::string n, name("a variable name"));
   KILN_TRY(expect(":"));
-  KILN_ASSIGN(ScalarType t, type());
+  KILN_ASSIGN(ValueType t, value_type());
   return var(std::move(n), t);
 }
 
@@ -142,16 +144,15 @@ Result<Stmt> Parser::for_stmt() {
   KILN_TRY(expect("("));
   const Token at_var = cur_;
   KILN_ASSIGN(Expr v, decl());
-  if (!is_index_type(v.type()))
-    return error(at_var, fmt::format("loop variable must be i32 or u32, not {}",
-                                     to_string(v.type())));
+  if (!v.is_scalar() || !is_index_type(v.type()))
+    return error(at_var, fmt::format("loop variable must be i32 or u32, not {}", type_string(v)));
   auto bound = [&](const char *what) -> Result<Expr> {
     KILN_TRY(expect(","));
     const Token at_e = cur_;
     KILN_ASSIGN(Expr e, expr());
-    if (e.type() != v.type())
+    if (e.value_type() != v.value_type())
       return error(at_e, fmt::format("loop {} has type {}, the variable {}", what,
-                                     to_string(e.type()), to_string(v.type())));
+                                     type_string(e), type_string(v)));
     return e;
   };
   KILN_ASSIGN(Expr begin, bound("begin"));
@@ -170,8 +171,8 @@ Result<Stmt> Parser::if_stmt() {
   KILN_TRY(expect("("));
   const Token at_cond = cur_;
   KILN_ASSIGN(Expr cond, expr());
-  if (cond.type() != ScalarType::boolean)
-    return error(at_cond, fmt::format("if condition must be bool, not {}", to_string(cond.type())));
+  if (cond.value_type() != ValueType(ScalarType::boolean))
+    return error(at_cond, fmt::format("if condition must be bool, not {}", type_string(cond)));
   KILN_TRY(expect(")"));
   KILN_ASSIGN(Stmt then_case, braced());
   Stmt else_case;
@@ -193,9 +194,9 @@ Result<Stmt> Parser::let_stmt(bool &rest_is_body) {
   KILN_TRY(expect("="));
   const Token at_value = cur_;
   KILN_ASSIGN(Expr value, expr());
-  if (value.type() != v.type())
+  if (value.value_type() != v.value_type())
     return error(at_value, fmt::format("let value has type {}, the variable {}",
-                                       to_string(value.type()), to_string(v.type())));
+                                       type_string(value), type_string(v)));
   const size_t depth = scope_.size();
   KILN_TRY(bind(v));
   Result<Stmt> body = Status::error("");
@@ -219,9 +220,9 @@ Result<Stmt> Parser::var_stmt() {
   KILN_TRY(expect("="));
   const Token at_init = cur_;
   KILN_ASSIGN(Expr init, expr());
-  if (init.type() != v.type())
+  if (init.value_type() != v.value_type())
     return error(at_init, fmt::format("var initial value has type {}, the variable {}",
-                                      to_string(init.type()), to_string(v.type())));
+                                      type_string(init), type_string(v)));
   KILN_TRY(bind(v));
   return declare_var(v, init);
 }
@@ -240,7 +241,10 @@ Result<Stmt> Parser::store_stmt(char prefix) {
   KILN_ASSIGN(Expr index, typed_expr("index", is_index_type, "i32 or u32"));
   KILN_TRY(expect("]"));
   KILN_TRY(expect("="));
+  const Token at_value = cur_;
   KILN_ASSIGN(Expr value, expr());
+  if (!value.is_scalar())
+    return error(at_value, fmt::format("stored value must be a scalar, not {}", type_string(value)));
   return prefix == 'b' ? store(i, index, value) : store_shared(i, index, value);
 }
 
@@ -249,10 +253,63 @@ Result<Stmt> Parser::assign_stmt() {
   KILN_TRY(expect("="));
   const Token at_value = cur_;
   KILN_ASSIGN(Expr value, expr());
-  if (value.type() != v.type())
+  if (value.value_type() != v.value_type())
     return error(at_value, fmt::format("assigned value has type {}, the variable {}",
-                                       to_string(value.type()), to_string(v.type())));
+                                       type_string(value), type_string(v)));
   return assign(v, value);
+}
+
+// vstore<T>(bI, index, value)
+Result<Stmt> Parser::vstore_stmt() {
+  const Token at_fn = cur_;
+  bump();
+  KILN_ASSIGN(ValueType t, angle_type());
+  if (!t.is_vector() || t.elem == ScalarType::boolean)
+    return error(at_fn, fmt::format("vstore needs a non-bool vector type, not {}", to_string(t)));
+  KILN_TRY(expect("("));
+  KILN_ASSIGN(int b, ref('b', "a buffer reference bN"));
+  KILN_TRY(expect(","));
+  KILN_ASSIGN(Expr index, index_arg("index"));
+  KILN_TRY(expect(","));
+  const Token at_value = cur_;
+  KILN_ASSIGN(Expr value, expr());
+  if (value.value_type() != t)
+    return error(at_value, fmt::format("vstore<{}> value has type {}", to_string(t),
+                                       type_string(value)));
+  KILN_TRY(expect(")"));
+  return vector_store(b, index, value);
+}
+
+// coopmat_store<M>(bI | sI, offset, stride, layout, value)
+Result<Stmt> Parser::coopmat_store_stmt() {
+  bump();
+  KILN_ASSIGN(ValueType t, matrix_type_args());
+  KILN_TRY(expect("("));
+  const Token at_ref = cur_;
+  MemSpace space = MemSpace::buffer;
+  int target = 0;
+  ScalarType elem = ScalarType::f32;
+  KILN_TRY(coopmat_ref(space, target, elem));
+  if (elem != t.elem)
+    return error(at_ref, fmt::format("{} holds {}, the matrix {}", at_ref.text, to_string(elem),
+                                     to_string(t.elem)));
+  KILN_TRY(expect(","));
+  KILN_ASSIGN(Expr offset, index_arg("offset"));
+  KILN_TRY(expect(","));
+  KILN_ASSIGN(Expr stride, index_arg("stride"));
+  KILN_TRY(expect(","));
+  std::optional<MatrixLayout> layout;
+  if (cur_.kind == Tok::ident) layout = matrix_layout_named(cur_.text);
+  if (!layout) return expected("a layout (row_major or col_major)");
+  bump();
+  KILN_TRY(expect(","));
+  const Token at_value = cur_;
+  KILN_ASSIGN(Expr value, expr());
+  if (value.value_type() != t)
+    return error(at_value, fmt::format("coopmat_store value has type {}, not {}",
+                                       type_string(value), to_string(t)));
+  KILN_TRY(expect(")"));
+  return matrix_store(space, target, offset, stride, *layout, value);
 }
 
 } // namespace text
@@ -261,10 +318,13 @@ bool is_reserved_word(std::string_view w) {
   static constexpr std::string_view words[] = {
       "kernel", "workgroup", "push_constants", "buffer", "shared", "readonly", "writeonly",
       "for", "if", "else", "let", "var", "barrier", "select", "true", "false", "pc", "inf",
-      "nan", "min", "max", "pow"};
+      "nan", "min", "max", "pow", "coopmat", "vload", "vstore", "broadcast", "extract_lane",
+      "make_vector", "subgroup_reduce", "subgroup_broadcast", "subgroup_broadcast_first",
+      "subgroup_shuffle", "subgroup_shuffle_xor", "coopmat_load", "coopmat_store",
+      "coopmat_muladd", "coopmat_fill", "coopmat_scale", "coopmat_length"};
   for (std::string_view k : words)
     if (w == k) return true;
-  return text::type_named(w) || text::intrinsic_named(w) || text::builtin_named(w) ||
+  return text::type_named(w) || text::vector_type_named(w) || text::intrinsic_named(w) || text::builtin_named(w) ||
          text::ref_index(w, 'b') || text::ref_index(w, 's');
 }
 

@@ -14,11 +14,26 @@
 //            | 'let' '(' decl '=' expr ')' '{' stmt* '}'
 //            | 'var' decl '=' expr  | 'barrier' '(' ')'  | '{' stmt* '}'   (a nested Block)
 //            | 'b'I '[' expr ']' '=' expr  | 's'I '[' expr ']' '=' expr  | ref '=' expr
-//   decl    := name ':' type
+//            | 'vstore' '<' vtype '>' '(' 'b'I ',' expr ',' expr ')'
+//            | 'coopmat_store' '<' margs '>' '(' ('b'I | 's'I) ',' expr ',' expr ',' layout ','
+//              expr ')'
+//   decl    := name ':' vtype
+//   vtype   := type | type 'x' ('2'|'3'|'4')  (f32x4) | 'coopmat' '<' margs '>'
+//   margs   := type ',' ROWS 'x' COLS ',' ('a' | 'b' | 'accumulator');  layout := row_major |
+//              col_major
 //   expr    := literal | ref | 'b'I (':' type)? '[' expr ']' | 's'I (':' type)? '[' expr ']'
 //            | 'pc' '[' N ']' | builtin | '(' expr op expr ')' | '!' expr
-//            | type '(' expr ')' | (intrinsic | 'min' | 'max' | 'pow' | 'select') '(' args ')'
-//   ref     := name (':' type)?   (the type may be left out where the name's binding gives it)
+//            | vtype '(' expr ')' | (intrinsic | 'min' | 'max' | 'pow' | 'select') '(' args ')'
+//            | 'vload' '<' vtype '>' '(' 'b'I ',' expr ')' | 'broadcast' '<' vtype '>' '(' expr ')'
+//            | 'extract_lane' '<' type '>' '(' expr ',' N ')' | 'make_vector' '<' vtype '>' '(' args ')'
+//            | 'subgroup_reduce' '<' ('add'|'mul'|'min'|'max') ',' vtype '>' '(' expr ')'
+//            | 'subgroup_broadcast_first' '<' vtype '>' '(' expr ')'
+//            | ('subgroup_broadcast' | 'subgroup_shuffle' | 'subgroup_shuffle_xor') '<' vtype '>'
+//              '(' expr ',' expr ')'
+//            | 'coopmat_load' '<' margs '>' '(' ('b'I | 's'I) ',' expr ',' expr ',' layout ')'
+//            | ('coopmat_muladd' | 'coopmat_fill' | 'coopmat_scale' | 'coopmat_length')
+//              '<' margs '>' '(' args ')'         (the <...> is the node's own type)
+//   ref     := name (':' vtype)?   (the type may be left out where the name's binding gives it)
 //   literal := true | false | INT (i32) | INT 'u' (u32) | FLOAT 'f' (f32) | FLOAT (f64, with
 //              '.' or 'e') | (INT | FLOAT | inf | -inf | nan) ':' type
 //   name    := [A-Za-z_][A-Za-z0-9_.]* (not a keyword, type, intrinsic, builtin, bI or sI)

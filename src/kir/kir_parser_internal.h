@@ -29,8 +29,27 @@ inline std::optional<Intrinsic> intrinsic_named(std::string_view s) {
   return enum_named<Intrinsic, Intrinsic::isinf>(s);
 }
 inline std::optional<BuiltinKind> builtin_named(std::string_view s) {
-  return enum_named<BuiltinKind, BuiltinKind::workgroup_id_z>(s);
+  return enum_named<BuiltinKind, BuiltinKind::num_subgroups>(s);
 }
+inline std::optional<ReduceOp> reduce_op_named(std::string_view s) {
+  return enum_named<ReduceOp, ReduceOp::max>(s);
+}
+inline std::optional<MatrixUse> matrix_use_named(std::string_view s) {
+  return enum_named<MatrixUse, MatrixUse::accumulator>(s);
+}
+inline std::optional<MatrixLayout> matrix_layout_named(std::string_view s) {
+  return enum_named<MatrixLayout, MatrixLayout::col_major>(s);
+}
+// "f32x4" (a scalar type, 'x', 2..4 lanes); nullopt for other words.
+inline std::optional<ValueType> vector_type_named(std::string_view s) {
+  const size_t x = s.rfind('x');
+  if (x == std::string_view::npos || x + 2 != s.size() || s[x + 1] < '2' || s[x + 1] > '4')
+    return std::nullopt;
+  auto t = enum_named<ScalarType, ScalarType::f64>(s.substr(0, x));
+  if (!t) return std::nullopt;
+  return ValueType::vector(*t, s[x + 1] - '0');
+}
+inline std::string type_string(const Expr &e) { return to_string(e.value_type()); }
 inline std::optional<BinOp> binop_named(std::string_view s) {
   return enum_named<BinOp, BinOp::shr>(s);
 }
@@ -75,7 +94,7 @@ private:
   std::string_view file_;
   Token cur_;
   Kernel *k_ = nullptr;
-  std::vector<std::pair<std::string, ScalarType>> scope_;
+  std::vector<std::pair<std::string, ValueType>> scope_;
   int depth_ = 0;
 
   // ---- tokens and errors ----
@@ -128,6 +147,11 @@ private:
       }
     return expected("a type");
   }
+  // A scalar, vector (f32x4) or cooperative-matrix (coopmat<f16, 16x16, a>) type.
+  Result<ValueType> value_type();
+  // '<' matrix type arguments '>' (elem ',' RxC ',' use), the brackets included.
+  Result<ValueType> matrix_type_args();
+  Result<ValueType> angle_type(); // '<' value type '>'
   Result<uint32_t> u32_number(const char *what) {
     uint32_t v = 0;
     const std::string &s = cur_.text;
@@ -162,9 +186,11 @@ private:
   Result<Stmt> barrier_stmt();
   Result<Stmt> store_stmt(char prefix);
   Result<Stmt> assign_stmt();
+  Result<Stmt> vstore_stmt();
+  Result<Stmt> coopmat_store_stmt();
   Result<Expr> decl();
   Status bind(const Expr &v) {
-    scope_.emplace_back(v.as<Var>()->name, v.type());
+    scope_.emplace_back(v.as<Var>()->name, v.value_type());
     return Status::ok();
   }
 
@@ -178,7 +204,13 @@ private:
   Result<Expr> infix();
   Result<Expr> word();
   Result<Expr> var_ref();
-  Result<Expr> cast_expr(ScalarType t);
+  Result<Expr> cast_expr(const ValueType &t);
+  Result<Expr> vector_expr(const std::string &w);
+  Result<Expr> subgroup_expr(const std::string &w);
+  Result<Expr> coopmat_expr(const std::string &w);
+  Result<Expr> coopmat_load_expr();
+  Status coopmat_ref(MemSpace &space, int &target, ScalarType &elem);
+  Result<Expr> index_arg(const char *what);
   Result<Expr> call_expr(Intrinsic fn);
   Result<Expr> binary_call(BinOp op);
   Result<Expr> binary_call_checked(const Token &at_op, BinOp op, Expr a, Expr b);

@@ -59,7 +59,7 @@ std::string space_ref(MemSpace space, int target) {
 
 
 // Variables in scope while printing a kernel (innermost last).
-using Scope = std::vector<std::pair<std::string, ScalarType>>;
+using Scope = std::vector<std::pair<std::string, ValueType>>;
 
 class ExprPrinter {
 public:
@@ -92,7 +92,7 @@ private:
   bool implied_var_type(const Var *n) const {
     if (!scope_) return true;
     for (auto it = scope_->rbegin(); it != scope_->rend(); ++it)
-      if (it->first == n->name) return it->second == n->type;
+      if (it->first == n->name) return it->second == n->value_type();
     return false;
   }
   template <class Decls> std::string ref(char prefix, int i, ScalarType t, const Decls &decls) {
@@ -105,7 +105,7 @@ private:
   std::string print_node(const FloatImm *n) { return print_float(n); }
   std::string print_node(const Var *n) {
     std::string name = format_name(n->name);
-    return implied_var_type(n) ? name : fmt::format("{}:{}", name, to_string(n->type));
+    return implied_var_type(n) ? name : fmt::format("{}:{}", name, to_string(n->value_type()));
   }
   std::string print_node(const Binary *n) {
     if (is_infix(n->op)) return infix(to_string(n->op), n->a, n->b);
@@ -218,7 +218,7 @@ private:
   static std::string decl(const Expr &v) {
     return fmt::format("{}: {}", format_name(v.as<Var>()->name), to_string(v.value_type()));
   }
-  void bind(const Expr &v) { scope_.emplace_back(v.as<Var>()->name, v.type()); }
+  void bind(const Expr &v) { scope_.emplace_back(v.as<Var>()->name, v.value_type()); }
 
   void items(const std::vector<Stmt> &stmts) {
     const size_t depth = scope_.size();

@@ -32,7 +32,7 @@ Kernel every_kind_kernel() {
   Expr n = var("a \"quoted\" name\n", ScalarType::i64);
   std::vector<Stmt> body;
   std::vector<Expr> values;
-  for (int b = 0; b <= static_cast<int>(BuiltinKind::workgroup_id_z); ++b)
+  for (int b = 0; b <= static_cast<int>(BuiltinKind::num_subgroups); ++b)
     values.push_back(cast(ScalarType::f32, builtin(static_cast<BuiltinKind>(b))));
   for (int f = 0; f <= static_cast<int>(Intrinsic::isinf); ++f) {
     auto fn = static_cast<Intrinsic>(f);
@@ -65,6 +65,57 @@ Kernel every_kind_kernel() {
   body.push_back(if_then(i < push_const(0), store(out, i, x), store(out, i, acc)));
   body.push_back(let(x, load(in, i), if_then(x > acc, block({}))));
   k.body = let(i, global_id(0), block(std::move(body)));
+  return k;
+}
+
+// The vector, subgroup and cooperative-matrix kinds, vector and matrix variables (bound,
+// unbound, and unbound under a scalar binding of the same name), and their casts.
+Kernel vector_matrix_kernel() {
+  Kernel k;
+  k.name = "vec_sg_coopmat";
+  k.workgroup_size[0] = 32;
+  BufferVar in = k.add_buffer("in", ScalarType::f32, true);
+  BufferVar h = k.add_buffer("h", ScalarType::f16);
+  BufferVar out = k.add_buffer("out", ScalarType::f32, false, true);
+  SharedVar tile = k.add_shared("tile", ScalarType::f16, 256);
+  const ValueType f32x4 = ValueType::vector(ScalarType::f32, 4);
+  const ValueType ma = ValueType::coop_matrix(ScalarType::f16, 16, 8, MatrixUse::a);
+  const ValueType mb = ValueType::coop_matrix(ScalarType::f16, 8, 16, MatrixUse::b);
+  const ValueType mc = ValueType::coop_matrix(ScalarType::f32, 16, 16, MatrixUse::accumulator);
+  Expr i = var("i", ScalarType::u32), x = var("x", ScalarType::f32);
+  Expr v = var("v", f32x4), m = var("m", mc);
+  std::vector<Stmt> body;
+  std::vector<Expr> scalars = {cast(ScalarType::f32, subgroup_size()),
+                               cast(ScalarType::f32, subgroup_invocation_id()),
+                               cast(ScalarType::f32, subgroup_id()),
+                               cast(ScalarType::f32, num_subgroups()),
+                               extract_lane(v, 2),
+                               subgroup_broadcast(x, subgroup_invocation_id()),
+                               subgroup_broadcast_first(x),
+                               subgroup_shuffle(x, imm_u32(1)),
+                               cast(ScalarType::f32, matrix_length(ma))};
+  Expr sum = x;
+  for (const Expr &e : scalars) sum = sum + e;
+  Expr w = make_vector({sum, x, x, x}) + broadcast(x, 4);
+  for (int op = 0; op <= static_cast<int>(ReduceOp::max); ++op)
+    w = w + subgroup_reduce(static_cast<ReduceOp>(op), v);
+  w = w + subgroup_shuffle_xor(v, imm_u32(16)) +
+      cast(ScalarType::f32, cast(ScalarType::i32, v)) + var("unbound", f32x4);
+  body.push_back(declare_var(v, vector_load(in, i, 4)));
+  body.push_back(assign(v, w));
+  body.push_back(vector_store(out, i, v));
+  Expr a = matrix_load(ma, h, i, imm_u32(8), MatrixLayout::row_major);
+  Expr b = matrix_load(mb, tile, imm_u32(0), imm_u32(16), MatrixLayout::col_major);
+  Expr c = matrix_fill(mc, imm_f32(0));
+  body.push_back(let(m, matrix_mul_add(a, b, c),
+                     block({matrix_store(out, i, imm_u32(16), MatrixLayout::row_major,
+                                         matrix_scale(m + m, imm_f32(0.5f))),
+                            matrix_store(h, i, imm_u32(16), MatrixLayout::col_major,
+                                         cast(ScalarType::f16, m))})));
+  // A scalar binding of a name does not imply the type of a vector use of it.
+  body.push_back(let(var("v", ScalarType::f32), x,
+                     vector_store(out, i, var("v", f32x4) * var("v", f32x4))));
+  k.body = let(i, global_id(0), let(x, load(in, i), block(std::move(body))));
   return k;
 }
 
@@ -119,41 +170,66 @@ std::string parse_error(const std::string &text) {
 
 } // namespace
 
-// The vector, subgroup and cooperative-matrix kinds print but do not parse yet (the text form
-// predates them); until they do, a kernel using them is refused with a positioned error.
-const std::set<ExprKind> kUnparsedExprs = {
-    ExprKind::VectorLoad,     ExprKind::Broadcast,         ExprKind::ExtractLane,
-    ExprKind::MakeVector,     ExprKind::SubgroupReduce,    ExprKind::SubgroupBroadcast,
-    ExprKind::SubgroupShuffle, ExprKind::MatrixLoad,       ExprKind::MatrixMulAdd,
-    ExprKind::MatrixFill,     ExprKind::MatrixScale,       ExprKind::MatrixLength};
-const std::set<StmtKind> kUnparsedStmts = {StmtKind::VectorStore, StmtKind::MatrixStore};
-
 TEST(KirText, EveryNodeKindIsCovered) {
   KindSet seen;
   seen.visit(every_kind_kernel().body);
-#define KILN_KIR_EXPECT_E(K)                                                                   \
-  EXPECT_TRUE(kUnparsedExprs.count(ExprKind::K) || seen.exprs.count(ExprKind::K)) << #K;
-#define KILN_KIR_EXPECT_S(K)                                                                   \
-  EXPECT_TRUE(kUnparsedStmts.count(StmtKind::K) || seen.stmts.count(StmtKind::K)) << #K;
+  seen.visit(vector_matrix_kernel().body);
+#define KILN_KIR_EXPECT_E(K) EXPECT_TRUE(seen.exprs.count(ExprKind::K)) << #K;
+#define KILN_KIR_EXPECT_S(K) EXPECT_TRUE(seen.stmts.count(StmtKind::K)) << #K;
   KILN_KIR_EXPR_KINDS(KILN_KIR_EXPECT_E)
   KILN_KIR_STMT_KINDS(KILN_KIR_EXPECT_S)
 #undef KILN_KIR_EXPECT_E
 #undef KILN_KIR_EXPECT_S
 }
 
-TEST(KirText, KindsWithoutTextFormAreRefusedClearly) {
-  Kernel k;
-  k.name = "sg";
-  k.workgroup_size[0] = 8;
-  BufferVar in = k.add_buffer("x", ScalarType::f32, true);
-  BufferVar out = k.add_buffer("y", ScalarType::f32, false, true);
-  Expr i = cast(ScalarType::i32, global_id(0));
-  k.body = store(out, i, subgroup_reduce(ReduceOp::add, load(in, i)));
+TEST(KirText, RoundTripsVectorSubgroupAndMatrixKinds) {
+  Kernel k = vector_matrix_kernel();
   const std::string text = print(k);
-  ASSERT_NE(text.find("subgroup_reduce"), std::string::npos) << text;
-  const std::string err = parse_error(text);
-  EXPECT_NE(err, "(parsed)");
-  EXPECT_EQ(err.rfind("t.kir:", 0), 0u) << err; // file:line:col: message
+  Kernel back = parsed(text);
+  EXPECT_EQ(print(back), text);
+  EXPECT_TRUE(check_round_trip(k).is_ok()) << check_round_trip(k).message();
+  for (const char *s : {"var v: f32x4 = vload<f32x4>(b0, i)", "subgroup_reduce<max, f32x4>(v)",
+                        "let (m: coopmat<f32, 16x16, accumulator> = coopmat_muladd<",
+                        "coopmat_load<f16, 8x16, b>(s0, 0u, 16u, col_major)", "v:f32x4",
+                        "unbound:f32x4", "coopmat_store<f16, 16x16, accumulator>(b1"})
+    EXPECT_NE(text.find(s), std::string::npos) << s << "\n" << text;
+  KindSet a, b;
+  a.visit(k.body);
+  b.visit(back.body);
+  EXPECT_EQ(a.exprs, b.exprs);
+  EXPECT_EQ(a.stmts, b.stmts);
+  EXPECT_EQ(verify(back).message(), verify(k).message());
+}
+
+TEST(KirText, IllTypedVectorAndMatrixTextIsAnError) {
+  const std::string head = "kernel k workgroup(32, 1, 1) push_constants 0\n"
+                           "  buffer b0 o: f32\n  buffer b1 h: f16\n{\n";
+  auto err = [&](const std::string &stmt) { return parse_error(head + "  " + stmt + "\n}\n"); };
+  const std::string a = "coopmat_fill<f16, 16x8, a>(0:f16)",
+                    b = "coopmat_fill<f16, 16x16, b>(0:f16)",
+                    c = "coopmat_fill<f32, 16x16, accumulator>(0.0f)";
+  EXPECT_EQ(err("coopmat_store<f32, 16x16, accumulator>(b0, 0u, 16u, row_major, "
+                "coopmat_muladd<f32, 16x16, accumulator>(" + a + ", " + b + ", " + c + "))"),
+            "t.kir:5:66: coopmat_muladd shapes do not chain: coopmat<f16, 16x8, a> * "
+            "coopmat<f16, 16x16, b> + coopmat<f32, 16x16, accumulator>");
+  EXPECT_EQ(err("b0[0u] = vload<f32>(b0, 0u)"), "t.kir:5:12: vload needs a vector type, not f32");
+  EXPECT_EQ(err("vstore<f32x4>(b0, 0u, 1.0f)"), "t.kir:5:25: vstore<f32x4> value has type f32");
+  EXPECT_EQ(err("b0[0u] = extract_lane<f32>(vload<f32x2>(b0, 0u), 2)"),
+            "t.kir:5:52: lane 2 out of range for f32x2");
+  EXPECT_EQ(err("b0[0u] = vload<f32x4>(b0, 0u)"),
+            "t.kir:5:12: stored value must be a scalar, not f32x4");
+  EXPECT_EQ(err("b0[0u] = subgroup_shuffle<f32>(1.0f, 1)"),
+            "t.kir:5:12: subgroup_shuffle lane must be u32, not i32");
+  EXPECT_EQ(err("coopmat_store<f32, 16x16, accumulator>(b1, 0u, 16u, row_major, " + c + ")"),
+            "t.kir:5:42: b1 holds f16, the matrix f32");
+  EXPECT_EQ(err("b0[0u] = f32(coopmat_length<f32, 0x16, a>())"),
+            "t.kir:5:36: expected a matrix shape ROWSxCOLS (1 to 1024 each), got '0x16'");
+  EXPECT_EQ(err("var m: coopmat<f32, 16x16, accumulator> = (" + c + " % " + c + ")"),
+            "t.kir:5:90: '%' does not take cooperative matrices");
+  EXPECT_EQ(err("var v: f32x4 = (vload<f32x4>(b0, 0u) + 1.0f)"),
+            "t.kir:5:42: operands of '+' have types f32x4 and f32");
+  EXPECT_EQ(err("var v: f32x4 = 1.0f"), "t.kir:5:18: var initial value has type f32, the "
+                                         "variable f32x4");
 }
 
 TEST(KirText, RoundTripsEveryNodeKind) {
@@ -272,7 +348,7 @@ TEST(KirText, ErrorsNameLineAndColumn) {
 }
 
 TEST(KirText, HostileTextIsAnErrorNotACrash) {
-  const std::string text = print(every_kind_kernel());
+  for (const std::string &text : {print(every_kind_kernel()), print(vector_matrix_kernel())}) {
   // Every prefix, and every single-byte change to a few bytes, parses or fails cleanly.
   for (size_t n = 0; n < text.size(); ++n) (void)parse_kernels(text.substr(0, n), "t.kir");
   std::mt19937 rng(3);
@@ -284,6 +360,7 @@ TEST(KirText, HostileTextIsAnErrorNotACrash) {
     auto r = parse_kernels(t, "t.kir");
     if (!r.is_ok()) continue;
     for (const Kernel &k : r.value()) EXPECT_EQ(print(parsed(print(k))), print(k));
+  }
   }
   // Deep nesting is refused, not a stack overflow.
   std::string deep = "kernel k workgroup(1, 1, 1) push_constants 0 buffer b0 o: i32 {\n b0[0u] = ";
