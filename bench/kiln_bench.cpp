@@ -2,8 +2,10 @@
 // .npy inputs, checks outputs against golden .npy files, and reports timing and host memory.
 //
 //   kiln_bench ARTIFACT --device vulkan --input NAME=FILE.npy ... [--golden NAME=FILE.npy ...]
-//              [--warmup N] [--iters N] [--rtol R] [--atol A]
+//              [--warmup N] [--iters N] [--rtol R] [--atol A] [--profile N]
 //
+// --profile N also prints the N commands with the largest median device time (name,
+// workgroups, bytes bound, share of the total), for finding where a model's time goes.
 // Prints: the max error per output (outputs are poisoned with NaN before every run), the
 // median host time per call, the median summed device time (timestamps) per call, and the
 // CPU time per call (all threads: on lavapipe, the kernels' work), and the peak resident set size after loading, after the first run and after all runs (so growth
@@ -72,6 +74,7 @@ int main(int argc, char **argv) {
   std::map<std::string, std::string> inputs, golden;
   int warmup = 3, iters = 20;
   double rtol = 1e-4, atol = 1e-5;
+  int profile = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
     auto split = [&](std::map<std::string, std::string> &m) {
@@ -85,6 +88,7 @@ int main(int argc, char **argv) {
     else if (k == "--iters") iters = std::atoi(v.c_str());
     else if (k == "--rtol") rtol = std::atof(v.c_str());
     else if (k == "--atol") atol = std::atof(v.c_str());
+    else if (k == "--profile") profile = std::atoi(v.c_str());
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -133,6 +137,7 @@ int main(int argc, char **argv) {
   std::vector<uint64_t> cmd_ns(kiln_module_command_count(mod));
   kiln_run_options opts{cmd_ns.data(), cmd_ns.size()};
   std::vector<double> host_ms, device_ms;
+  std::vector<std::vector<double>> per_cmd_ms(cmd_ns.size());
   long rss_first = 0;
   double cpu_start = 0;
   for (int it = 0; it < warmup + iters; ++it) {
@@ -147,7 +152,10 @@ int main(int argc, char **argv) {
     if (it >= warmup) {
       host_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
       uint64_t ns = 0;
-      for (uint64_t c : cmd_ns) ns += c;
+      for (size_t c = 0; c < cmd_ns.size(); ++c) {
+        ns += cmd_ns[c];
+        per_cmd_ms[c].push_back(static_cast<double>(cmd_ns[c]) / 1e6);
+      }
       device_ms.push_back(static_cast<double>(ns) / 1e6);
     }
   }
@@ -178,6 +186,26 @@ int main(int argc, char **argv) {
     std::printf("output '%s': max abs err %.3g vs golden (rtol %g, atol %g): %s\n",
                 out_info[i].name, max_abs, rtol, atol, ok ? "OK" : "MISMATCH");
     if (!ok) rc = 1;
+  }
+  if (profile > 0 && iters > 0) {
+    std::vector<std::pair<double, size_t>> by_time;
+    double total = 0;
+    for (size_t c = 0; c < per_cmd_ms.size(); ++c) {
+      by_time.emplace_back(median(per_cmd_ms[c]), c);
+      total += by_time.back().first;
+    }
+    std::sort(by_time.rbegin(), by_time.rend());
+    std::printf("profile: top %d of %zu commands by median device ms (sum of medians %.3f)\n",
+                profile, by_time.size(), total);
+    for (size_t r = 0; r < by_time.size() && r < static_cast<size_t>(profile); ++r) {
+      kiln_command_info ci{};
+      if (kiln_status st = kiln_module_command_info(mod, by_time[r].second, &ci))
+        return fail(st, "command info");
+      std::printf("  #%-4zu %8.3f ms %5.1f%%  %-40s wg %ux%ux%u  %.1f MiB\n", by_time[r].second,
+                  by_time[r].first, total > 0 ? 100 * by_time[r].first / total : 0.0, ci.name,
+                  ci.workgroups[0], ci.workgroups[1], ci.workgroups[2],
+                  static_cast<double>(ci.bytes) / (1 << 20));
+    }
   }
   std::printf("device: %s\n", dinfo.name);
   std::printf("commands: %zu; median of %d calls: host %.3f ms, device %.3f ms\n", cmd_ns.size(),

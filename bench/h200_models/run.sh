@@ -5,7 +5,7 @@
 # NAME.stats.json, matmul*.naive.kiln); .gl/ as for bench/h200.sh. Weights and inputs are not
 # carried: gen.py --npy regenerates them here from the seed (numpy), both runners read them.
 #   device tool, carry [".gl", "FOLDER"]:   bash bench/h200_models/run.sh FOLDER
-#   (SMALL=1 if FOLDER was prepared with SMALL=1)
+#   (SMALL=1 if FOLDER was prepared with SMALL=1; PROFILE=N prints the N slowest commands)
 # Per model: PyTorch eager (TF32 off, cudnn.benchmark, median of 50 after 10 warm-up) saves its
 # outputs; kiln_bench then runs the artifact (median of 50 after 10) and checks its outputs
 # against PyTorch's (rtol 1e-3, atol 1e-4). Ends with one table and cuBLAS f32/f16 4096^3.
@@ -33,7 +33,7 @@ for k in *.kiln; do
   for f in "$m".in.*.npy; do n=${f#"$m".in.}; args+=(--input "${n%.npy}=$f"); done
   for f in "$m".torch.*.npy; do n=${f#"$m".torch.}; args+=(--golden "${n%.npy}=$f"); done
   echo "== kiln $a ($(stat -c %s "$k") artifact bytes)"
-  ./kiln_bench "$k" --device vulkan "${args[@]}" --warmup 10 --iters 50 --rtol 1e-3 --atol 1e-4 \
+  ./kiln_bench "$k" --device vulkan "${args[@]}" --warmup 10 --iters 50 --rtol 1e-3 --atol 1e-4 --profile "${PROFILE:-0}" \
     | tee "$a.kiln.txt"
   echo "rc=${PIPESTATUS[0]}"
   host=$(sed -n 's/.*host \([0-9.]*\) ms, device.*/\1/p' "$a.kiln.txt")
