@@ -168,6 +168,7 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     stats->naive_contractions = c.strategy_count(Strategy::naive);
     stats->tiled_contractions = c.strategy_count(Strategy::tiled);
     stats->register_contractions = c.strategy_count(Strategy::registers);
+    stats->split_k_contractions = c.split_k_count();
   }
   return write_artifact(p);
 }

@@ -43,6 +43,7 @@ struct CompileStats {
   int naive_contractions = 0;
   int tiled_contractions = 0;
   int register_contractions = 0;
+  int split_k_contractions = 0; // tiled contractions among them run as split-K
 };
 
 Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::TargetDesc &t,

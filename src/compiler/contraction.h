@@ -25,6 +25,9 @@ struct ContractionDef {
   Shape kdims;           // reduction dims (their product is K)
   kir::ScalarType acc = kir::ScalarType::f32;
   kir::BufferVar a, b;   // the operands' buffers (bound by the lowering)
+  // The graph values bound as a and b; split-K binds them again in its partial-sum kernel.
+  // Unset: the schedule never splits.
+  const Value *a_value = nullptr, *b_value = nullptr;
   // Element (z, m, k...) of A and (z, k..., n) of B; z, m, n and each k are i32 expressions.
   std::function<OperandRef(const kir::Expr &z, const kir::Expr &m,
                            const std::vector<kir::Expr> &k)> a_at;
@@ -40,7 +43,8 @@ struct ContractionDef {
 
 // Emits the kernel of `d` with schedule `s` (tiled or registers) through `g`, which already
 // has the definition's buffers bound. The naive strategy is the lowering's own kernel: this
-// function refuses it.
+// function refuses it. With split-K, a first kernel (binding a_value and b_value again) writes
+// the slices' partial sums to a scratch buffer and `g` becomes the kernel adding them.
 Status emit_contraction(GridKernel &g, const ContractionDef &d, const ContractionSchedule &s);
 
 // The schedule for `d` on the lowering's target and mode, falling back to naive when the grid

@@ -123,6 +123,8 @@ public:
   // Counts the strategy each contraction kernel used (CompileStats).
   void count_strategy(Strategy s) { ++strategy_count_[static_cast<size_t>(s)]; }
   int strategy_count(Strategy s) const { return strategy_count_[static_cast<size_t>(s)]; }
+  void count_split_k() { ++split_k_count_; }
+  int split_k_count() const { return split_k_count_; }
 
 private:
   // The executable of `k`: an existing one for a structurally equal kernel, else a new one.
@@ -139,6 +141,7 @@ private:
   std::vector<kir::Kernel> kernel_of_exe_;
   int kernels_emitted_ = 0;
   std::array<int, 3> strategy_count_{};
+  int split_k_count_ = 0;
   FusionPlan fusion_;
 };
 
@@ -162,6 +165,8 @@ public:
   // A fresh variable name with `prefix`.
   std::string fresh(const std::string &prefix);
   kir::Kernel &kernel() { return k_; }
+  LowerCtx &ctx() { return c_; }
+  const Op &op() const { return op_; }
 
   // Emits the kernel over `count` invocations (no dispatch when count is 0).
   Status finish(int64_t count, const std::function<Result<kir::Stmt>(kir::Expr)> &body);

@@ -41,13 +41,20 @@ namespace {
 
 // The contraction of a convolution: z = image * G + group, m = output channel within the
 // group, n = flat output position, k = (input channel within the group, kernel offsets...).
+// Ungrouped convolutions of several images fold the images into N instead (z = 0, n = image *
+// positions + position): one [M, K] x [K, images * positions] product whose tiles stay full
+// when the late layers have few positions per image.
+bool folds_images(int64_t images, int64_t G) { return G == 1 && images > 1; }
+
 ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, int64_t M,
                                int64_t G, BufferVar X, BufferVar W, ScalarType at) {
   const int64_t Cg = C / G, Mg = M / G, in_size = w.in_size(), ksize = w.kernel_size();
+  const int64_t out_size = w.out_size();
+  const bool fold = folds_images(images, G);
   ContractionDef d;
-  d.batch = images * G;
+  d.batch = fold ? 1 : images * G;
   d.M = Mg;
-  d.N = w.out_size();
+  d.N = fold ? images * out_size : out_size;
   d.kdims.push_back(Cg);
   for (int64_t k : w.kernel) d.kdims.push_back(k);
   d.acc = at;
@@ -60,9 +67,9 @@ ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, i
     return OperandRef{(oc * Cg + k[0]) * ksize + flatten(kw, kshape), Expr()};
   };
   d.b_at = [=](const Expr &z, const std::vector<Expr> &k, const Expr &n) {
-    Expr img = G == 1 ? z : z / G;
+    Expr img = fold ? n / out_size : G == 1 ? z : z / G;
     Expr ic = G == 1 ? k[0] : (z % G) * Cg + k[0];
-    std::vector<Expr> o = unflatten(n, w.out), x;
+    std::vector<Expr> o = unflatten(fold ? n % out_size : n, w.out), x;
     Expr inside;
     auto conj = [&](Expr e) { inside = inside.defined() ? logical_and(inside, e) : e; };
     for (int64_t r = 0; r < w.rank(); ++r) {
@@ -100,15 +107,19 @@ Status lower_conv(LowerCtx &c, const Op &op) {
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
   const ScalarType at = X.elem == ScalarType::f16 ? ScalarType::f32 : X.elem;
   ContractionDef def = conv_definition(w, xd[0], C, M, G, X, W, at);
+  def.a_value = wv;
+  def.b_value = xv;
   const ContractionSchedule sched = schedule_contraction(c, def);
   c.count_strategy(sched.strategy);
   if (sched.strategy != Strategy::naive) {
-    const int64_t out_size = def.N;
+    const int64_t out_size = w.out_size();
+    const bool fold = folds_images(xd[0], G);
     def.store = [&](const Expr &z, const Expr &m, const Expr &n, const Expr &acc) {
       Expr oc = G == 1 ? m : (z % G) * Mg + m;
-      Expr img = G == 1 ? z : z / G;
+      Expr img = fold ? n / out_size : G == 1 ? z : z / G;
+      Expr pos = fold ? n % out_size : n;
       Expr v = B.index >= 0 ? acc + cast(at, load(B, oc)) : acc;
-      return g.store(Y, (img * M + oc) * out_size + n, cast(Y.elem, v));
+      return g.store(Y, (img * M + oc) * out_size + pos, cast(Y.elem, v));
     };
     return emit_contraction(g, def, sched);
   }

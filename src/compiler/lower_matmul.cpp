@@ -68,10 +68,12 @@ ContractionDef definition(const Contraction &ct, BufferVar a, BufferVar b) {
 
 // The schedule for `ct`; a non-naive one is emitted with `value` turning the accumulator of
 // output (m, n) into the stored value. Returns false (nothing emitted) for naive.
-Result<bool> try_scheduled(LowerCtx &c, GridKernel &g, const Contraction &ct, BufferVar a,
-                           BufferVar b, BufferVar o,
+Result<bool> try_scheduled(LowerCtx &c, GridKernel &g, const Op &op, const Contraction &ct,
+                           BufferVar a, BufferVar b, BufferVar o,
                            const std::function<Expr(const Expr &, const Expr &, Expr)> &value) {
   ContractionDef d = definition(ct, a, b);
+  d.a_value = op.operands[0];
+  d.b_value = op.operands[1];
   const ContractionSchedule s = schedule_contraction(c, d);
   c.count_strategy(s.strategy);
   if (s.strategy == Strategy::naive) return false;
@@ -100,12 +102,21 @@ Status lower_matmul(LowerCtx &c, const Op &op) {
   ct.K = K;
   ct.sam = K, ct.sak = 1, ct.sbk = N, ct.sbn = 1;
   ct.a_mat = M * K, ct.b_mat = K * N;
+  if (shape_numel(ct.b_batch) == 1 && ct.a_batch == batch && shape_numel(batch) > 1 &&
+      c.options().schedule != ScheduleMode::naive) {
+    // One B for every batch entry of a row-major A: the batch entries are more rows of one
+    // [batch * M, K] x [K, N] product (same result layout), so the tiles see the whole M.
+    const int64_t rows = shape_numel(batch) * M;
+    ct.out = {rows, N};
+    ct.a_batch = ct.b_batch = {};
+    ct.a_mat = rows * K;
+  }
   GridKernel g(c, op, "matmul");
   KILN_ASSIGN(BufferVar av, g.in(op.operands[0]));
   KILN_ASSIGN(BufferVar bv, g.in(op.operands[1]));
   KILN_ASSIGN(BufferVar ov, g.out(op.results[0]));
   if (shape_numel(ct.out) == 0) return Status::ok();
-  KILN_ASSIGN(bool done, try_scheduled(c, g, ct, av, bv, ov,
+  KILN_ASSIGN(bool done, try_scheduled(c, g, op, ct, av, bv, ov,
                                        [](const Expr &, const Expr &, Expr acc) { return acc; }));
   if (done) return Status::ok();
   return g.finish(shape_numel(ct.out), [&](Expr i) {
@@ -148,7 +159,7 @@ Status lower_gemm(LowerCtx &c, const Op &op) {
     return y;
   };
   if (M * N == 0) return Status::ok();
-  KILN_ASSIGN(bool done, try_scheduled(c, g, ct, av, bv, ov,
+  KILN_ASSIGN(bool done, try_scheduled(c, g, op, ct, av, bv, ov,
                                        [&](const Expr &m, const Expr &n, Expr acc) {
                                          return epilogue({m, n}, acc);
                                        }));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <string>
@@ -41,8 +42,10 @@ namespace {
 
 // One row of the contraction strategy table. A row applies to a target whose subgroup size is
 // `subgroup` (0: any), with at least `min_shared` bytes of shared memory and `min_invocations`
-// invocations per workgroup, and to a shape with M, N and K at least the given minima. The
-// first row that applies wins; no row means naive.
+// invocations per workgroup, and to a shape with M, N and K at least the given minima; a row
+// with `one_wave` also needs a tile grid (split-K slices included) of at least one workgroup
+// per compute unit (when the target knows its count), so large tiles never leave most of the
+// device idle. The first row that applies wins; no row means naive.
 struct ContractionRow {
   const char *name;
   uint32_t subgroup;
@@ -50,14 +53,15 @@ struct ContractionRow {
   int64_t min_m, min_n, min_k;
   Strategy strategy;
   TileConfig tile;
+  bool one_wave = false;
 };
 
 // Sizes: NVIDIA rows follow the classic SIMT SGEMM shape (256 invocations, 8x8 or 4x4 per
 // invocation); lavapipe rows keep the register block but skip staging (llvmpipe's shared
 // memory is ordinary memory and its barriers switch coroutines). Measured in bench/RESULTS.md.
 constexpr std::array<ContractionRow, 7> kContractionTable{{
-    {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8}},
-    {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4}},
+    {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8}, true},
+    {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4}, true},
     {"nvidia-small", 32, 16384, 64, 16, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4}},
     {"lavapipe-large", 8, 0, 64, 64, 64, 8, Strategy::registers, {64, 64, 1, 8, 8}},
     {"lavapipe", 8, 0, 64, 8, 8, 8, Strategy::registers, {32, 32, 1, 4, 4}},
@@ -71,7 +75,10 @@ bool applies(const ContractionRow &r, const kir::TargetDesc &t, const Contractio
     return false;
   if (r.strategy == Strategy::tiled && r.tile.shared_bytes() > t.shared_memory_bytes) return false;
   if (static_cast<uint32_t>(r.tile.invocations()) > t.max_workgroup_invocations) return false;
-  return s.M >= r.min_m && s.N >= r.min_n && s.K >= r.min_k;
+  if (s.M < r.min_m || s.N < r.min_n || s.K < r.min_k) return false;
+  if (!r.one_wave || t.compute_units == 0) return true;
+  const int64_t groups = tile_groups(s, r.tile) * pick_split_k(t, s, r.tile);
+  return groups >= static_cast<int64_t>(t.compute_units);
 }
 
 ContractionSchedule from_table(const kir::TargetDesc &t, const ContractionShape &s) {
@@ -81,6 +88,7 @@ ContractionSchedule from_table(const kir::TargetDesc &t, const ContractionShape 
     out.strategy = r.strategy;
     out.tile = r.tile;
     out.reason = r.name;
+    if (r.strategy == Strategy::tiled) out.split_k = pick_split_k(t, s, r.tile);
     return out;
   }
   out.reason = fmt::format("no table row for M={} N={} K={} on {}", s.M, s.N, s.K, t.name);
@@ -88,6 +96,20 @@ ContractionSchedule from_table(const kir::TargetDesc &t, const ContractionShape 
 }
 
 } // namespace
+
+int64_t tile_groups(const ContractionShape &s, const TileConfig &t) {
+  return ((s.M + t.tm - 1) / t.tm) * ((s.N + t.tn - 1) / t.tn) * s.batch;
+}
+
+int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const TileConfig &tile) {
+  const int64_t groups = tile_groups(s, tile), units = t.compute_units;
+  if (units == 0 || groups >= units || tile.tk <= 0) return 1;
+  const int64_t steps = (s.K + tile.tk - 1) / tile.tk;
+  int64_t split = std::min<int64_t>({(2 * units + groups - 1) / groups, steps / 4, 64});
+  if (split < 2) return 1;
+  const int64_t per = (steps + split - 1) / split; // tk steps per slice; no empty slice
+  return static_cast<int>((steps + per - 1) / per);
+}
 
 bool parse_contraction_override(std::string_view spec, ContractionSchedule *out) {
   ContractionSchedule r;
@@ -103,12 +125,16 @@ bool parse_contraction_override(std::string_view spec, ContractionSchedule *out)
   const std::string text(spec);
   char name[16] = {0};
   TileConfig t;
-  if (std::sscanf(text.c_str(), "%15[a-z]:%dx%dx%d:%dx%d", name, &t.tm, &t.tn, &t.tk, &t.rm,
-                  &t.rn) != 6)
-    return false;
+  int split = 0, used = 0; // 0: no :kS, split-K as the table would choose
+  const int fields = std::sscanf(text.c_str(), "%15[a-z]:%dx%dx%d:%dx%d%n:k%d%n", name, &t.tm,
+                                 &t.tn, &t.tk, &t.rm, &t.rn, &used, &split, &used);
+  if (fields < 6 || static_cast<size_t>(used) != text.size()) return false;
+  if (fields == 7 && (split < 1 || split > 64)) return false;
+  r.split_k = split;
   if (std::string_view(name) == "tiled") r.strategy = Strategy::tiled;
   else if (std::string_view(name) == "registers") r.strategy = Strategy::registers;
   else return false;
+  if (split > 1 && r.strategy != Strategy::tiled) return false; // split-K is a tiled variant
   if (t.tm <= 0 || t.tn <= 0 || t.tk <= 0 || t.rm <= 0 || t.rn <= 0 || t.tm % t.rm != 0 ||
       t.tn % t.rn != 0 || t.tm > 256 || t.tn > 256 || t.tk > 256)
     return false;
@@ -133,7 +159,12 @@ ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode
                       (static_cast<uint32_t>(o.invocations()) <= t.max_workgroup_invocations &&
                        (override->strategy != Strategy::tiled ||
                         o.shared_bytes() <= t.shared_memory_bytes));
-    if (fits) return *override;
+    if (fits) {
+      ContractionSchedule o = *override;
+      if (o.split_k == 0)
+        o.split_k = o.strategy == Strategy::tiled ? pick_split_k(t, s, o.tile) : 1;
+      return o;
+    }
   }
   return table;
 }

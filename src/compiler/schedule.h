@@ -38,6 +38,10 @@ struct TileConfig {
 struct ContractionSchedule {
   Strategy strategy = Strategy::naive;
   TileConfig tile;
+  // Split-K (tiled only): the reduction is cut into `split_k` slices run as separate
+  // workgroups writing partial sums, then one kernel adds the slices and stores (epilogue
+  // included). 1 = no split; 0 (overrides only) = as the table's split-K rule decides.
+  int split_k = 1;
   std::string reason; // the table row (or rule) that decided it, for --stats and tests
   bool everywhere = false; // an override that also replaces the table's naive choices
 };
@@ -47,14 +51,23 @@ struct ContractionShape {
   int64_t batch = 1, M = 0, N = 0, K = 0;
 };
 
-// A contraction schedule for tuning (`--contraction STRATEGY:TMxTNxTK:RMxRN`, e.g.
-// `tiled:64x64x16:4x4`): it replaces the table's choice wherever the table picks a non-naive
+// A contraction schedule for tuning (`--contraction STRATEGY:TMxTNxTK:RMxRN[:kS]`, e.g.
+// `tiled:64x64x16:4x4` or, split-K in S slices, `tiled:32x32x16:4x4:k8`; without `:kS` a
+// tiled override splits where the table's split-K rule would): it replaces the table's choice wherever the table picks a non-naive
 // strategy; with a trailing `!` it applies to every contraction (tests). `naive` alone is
 // accepted. False on a malformed spec or a tile that is not a multiple of its register block.
 bool parse_contraction_override(std::string_view spec, ContractionSchedule *out);
 
 // The table's choice; `override` (strategy naive and empty reason: none) wins over the table
 // when the target can run it.
+// Workgroups the tile grid of `t` has over `s` (batch entries included).
+int64_t tile_groups(const ContractionShape &s, const TileConfig &t);
+
+// Split-K for a tiled schedule whose grid leaves the target's compute units idle: the number
+// of slices (1: none) so that the grid covers about two waves, with at least four tk steps
+// per slice. Targets without a compute-unit count never split.
+int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const TileConfig &tile);
+
 ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode,
                                      const ContractionShape &s,
                                      const ContractionSchedule *override = nullptr);

@@ -49,6 +49,7 @@ TargetDesc make_nvidia() {
   t.max_workgroup_size[1] = 1024;
   t.max_workgroup_size[2] = 64;
   t.max_storage_buffer_range = (uint64_t(1) << 32) - 1;
+  t.compute_units = 132; // H100 / H200 SXM; tuning only (smaller parts get fewer waves)
   t.float16 = true;
   t.float64 = true;
   t.cooperative_matrix = true;

@@ -45,6 +45,9 @@ struct TargetDesc {
   uint32_t max_workgroup_size[3] = {128, 128, 64};
   uint64_t max_storage_buffer_range = uint64_t(1) << 27;
   uint32_t min_storage_buffer_offset_alignment = 64;
+  // Compute units (SMs, CUs) the device runs workgroups on concurrently; 0 = unknown. Sizes
+  // schedules: a contraction whose tile grid leaves units idle picks smaller tiles or split-K.
+  uint32_t compute_units = 0;
   // float16, float64, int8, int16, int64, storage8, storage16, cooperative_matrix.
 #define KILN_X(field, name) bool field = false;
   KILN_DEVICE_FEATURES(KILN_X)

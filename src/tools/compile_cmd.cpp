@@ -101,7 +101,8 @@ Status compile(const CompileArgs &a) {
                         {"schedule", compiler::to_string(a.schedule)},
                         {"contractions", {{"naive", stats.naive_contractions},
                                           {"tiled", stats.tiled_contractions},
-                                          {"registers", stats.register_contractions}}},
+                                          {"registers", stats.register_contractions},
+                                          {"split_k", stats.split_k_contractions}}},
                         {"naive_transient_bytes", naive_transient_bytes(module->main()->body)}};
     std::ofstream(a.stats) << j.dump(1) << "\n";
   }

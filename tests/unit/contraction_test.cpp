@@ -18,6 +18,7 @@ using test::TestModule;
 struct Forced {
   const char *spec;
   Strategy strategy;
+  bool split_k = false; // every contraction must also run as split-K
 };
 const Forced kForced[] = {
     {"naive", Strategy::naive},
@@ -27,6 +28,8 @@ const Forced kForced[] = {
     {"tiled:32x32x16:4x4!", Strategy::tiled},
     {"tiled:64x32x8:4x4!", Strategy::tiled},
     {"tiled:16x16x4:2x2!", Strategy::tiled},
+    {"tiled:32x32x16:4x4:k3!", Strategy::tiled, true},
+    {"tiled:16x16x4:2x2:k64!", Strategy::tiled, true},
 };
 
 int count_of(const CompileStats &s, Strategy st) {
@@ -50,6 +53,7 @@ void check_all_strategies(const Module &m, int contractions, double rtol = 1e-4,
     CompileStats st;
     test::expect_matches_reference(m, {}, rtol, atol, test::lavapipe(), o, &st);
     EXPECT_EQ(count_of(st, f.strategy), contractions);
+    EXPECT_EQ(st.split_k_contractions, f.split_k ? contractions : 0);
   }
 }
 
@@ -71,9 +75,13 @@ TEST(Contraction, BatchedMatMulBroadcastsBatchDims) {
   Value *b = t.param(DType::f32, {3, 17, 7}, "b");
   Value *v = t.param(DType::f32, {17}, "v");
   Value *w = t.param(DType::f32, {1, 7, 1}, "w");
+  // One B for all batch entries of A: the batch folds into M (a [2*3*33, 17] x [17, 7] product)
+  // and a fused relu still sees the result's own layout.
+  Value *a3 = t.param(DType::f32, {2, 3, 33, 17}, "a3");
+  Value *b2 = t.param(DType::f32, {17, 7}, "b2");
   t.g->results = {t.op("kiln.matmul", {a, b}), t.op("kiln.matmul", {a, v}),
-                  t.op("kiln.matmul", {b, w})};
-  check_all_strategies(t.m, 3);
+                  t.op("kiln.matmul", {b, w}), t.op("kiln.relu", {t.op("kiln.matmul", {a3, b2})})};
+  check_all_strategies(t.m, 4);
 }
 
 TEST(Contraction, GemmTransposesAlphaBetaAndBias) {
@@ -108,8 +116,13 @@ TEST(Contraction, ConvolutionsAsImplicitGemm) {
   Value *w1 = t.param(DType::f32, {5, 3, 4}, "w1");
   Value *conv1d = t.op("kiln.conv", {x1, w1}, {{"strides", std::vector<int64_t>{3}},
                                               {"pads", std::vector<int64_t>{2, 1}}});
-  t.g->results = {grouped, same, pointwise, conv1d};
-  check_all_strategies(t.m, 4);
+  // Two convolutions written in place into their concat (the fire module of squeezenet).
+  Value *w4 = t.param(DType::f32, {3, 4, 3, 3}, "w4");
+  Value *joined = t.op("kiln.concat", {t.op("kiln.relu", {t.op("kiln.conv", {x, w3, b3})}),
+                                       t.op("kiln.conv", {x, w4}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}})},
+                       {{"axis", int64_t(1)}});
+  t.g->results = {grouped, same, pointwise, conv1d, joined};
+  check_all_strategies(t.m, 6);
 }
 
 TEST(Contraction, HalfPrecisionAccumulatesInFloat) {
@@ -138,6 +151,38 @@ TEST(ContractionTable, PicksByTargetAndShape) {
   EXPECT_EQ(pick(*nv, ScheduleMode::naive, 4096, 4096, 4096).strategy, Strategy::naive);
 }
 
+TEST(ContractionTable, FillsTheDeviceWithSmallerTilesOrSplitK) {
+  const kir::TargetDesc *lp = kir::find_target("vulkan-lavapipe");
+  const kir::TargetDesc *nv = kir::find_target("vulkan-nvidia");
+  ASSERT_TRUE(lp && nv && nv->compute_units > 0);
+  using compiler::ScheduleMode;
+  auto pick = [](const kir::TargetDesc &t, int64_t batch, int64_t M, int64_t N, int64_t K) {
+    return compiler::pick_contraction(t, ScheduleMode::automatic, {batch, M, N, K});
+  };
+  // 128x128 tiles give 48 workgroups for 132 SMs: split-K in 6 slices fills the device.
+  const ContractionSchedule bert_qkv = pick(*nv, 1, 1024, 768, 768);
+  EXPECT_EQ(bert_qkv.tile.tm, 128);
+  EXPECT_EQ(bert_qkv.split_k, 6);
+  // Too short a reduction to split (K = 64): 64x64 tiles (256 workgroups) instead.
+  EXPECT_EQ(pick(*nv, 1, 1024, 1024, 64).tile.tm, 64);
+  EXPECT_EQ(pick(*nv, 1, 1024, 1024, 64).split_k, 1);
+  // 4096^3 keeps the large tiles and no split.
+  EXPECT_EQ(pick(*nv, 1, 4096, 4096, 4096).tile.tm, 128);
+  EXPECT_EQ(pick(*nv, 1, 4096, 4096, 4096).split_k, 1);
+  // resnet50 batch 1, last stage: M = 512, N = 49, K = 4608 gives 32 tiles of 32x32; split-K
+  // brings the grid to about two waves.
+  const ContractionSchedule late = pick(*nv, 1, 512, 49, 4608);
+  EXPECT_EQ(late.strategy, Strategy::tiled);
+  EXPECT_GT(late.split_k, 1);
+  EXPECT_GE(compiler::tile_groups({1, 512, 49, 4608}, late.tile) * late.split_k,
+            static_cast<int64_t>(nv->compute_units));
+  // Must not fire: a short reduction (too few tk steps per slice), a full grid, and a target
+  // without a compute-unit count (lavapipe).
+  EXPECT_EQ(pick(*nv, 1, 512, 49, 64).split_k, 1);
+  EXPECT_EQ(pick(*nv, 32, 512, 512, 4608).split_k, 1);
+  EXPECT_EQ(compiler::pick_split_k(*lp, {1, 512, 49, 4608}, {32, 32, 16, 4, 4}), 1);
+}
+
 TEST(ContractionTable, OverrideParsing) {
   ContractionSchedule s;
   ASSERT_TRUE(compiler::parse_contraction_override("tiled:64x32x16:4x2", &s));
@@ -148,8 +193,13 @@ TEST(ContractionTable, OverrideParsing) {
   EXPECT_EQ(s.tile.tk, 16);
   EXPECT_EQ(s.tile.rm, 4);
   EXPECT_EQ(s.tile.rn, 2);
+  EXPECT_EQ(s.split_k, 0); // as the table would split
+  ASSERT_TRUE(compiler::parse_contraction_override("tiled:32x32x16:4x4:k8", &s));
+  EXPECT_EQ(s.split_k, 8);
   for (const char *bad : {"", "tiled", "tiled:64x32x16", "tiled:64x30x16:4x4", "fast:8x8x8:1x1",
-                          "tiled:0x32x16:1x1", "tiled:512x32x16:4x4", "!"})
+                          "tiled:0x32x16:1x1", "tiled:512x32x16:4x4", "!",
+                          "tiled:32x32x16:4x4:k0", "tiled:32x32x16:4x4:k65",
+                          "registers:32x32x1:4x4:k2", "tiled:32x32x16:4x4junk"})
     EXPECT_FALSE(compiler::parse_contraction_override(bad, &s)) << bad;
   // Without `!` an override leaves the table's naive choices alone; with it, it replaces them.
   const kir::TargetDesc *nv = kir::find_target("vulkan-nvidia");
