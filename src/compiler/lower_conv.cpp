@@ -66,10 +66,16 @@ ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, i
     std::vector<Expr> kw(k.begin() + 1, k.end());
     return OperandRef{(oc * Cg + k[0]) * ksize + flatten(kw, kshape), Expr()};
   };
+  // A pointwise window (1x1 kernel, unit strides, no padding) reads the output position itself.
+  bool pointwise = w.in == w.out;
+  for (int64_t r = 0; r < w.rank(); ++r)
+    pointwise = pointwise && w.kernel[r] == 1 && w.strides[r] == 1 && w.pad_begin[r] == 0;
   d.b_at = [=](const Expr &z, const std::vector<Expr> &k, const Expr &n) {
     Expr img = fold ? n / out_size : G == 1 ? z : z / G;
     Expr ic = G == 1 ? k[0] : (z % G) * Cg + k[0];
-    std::vector<Expr> o = unflatten(fold ? n % out_size : n, w.out), x;
+    Expr pos = fold ? n % out_size : n;
+    if (pointwise) return OperandRef{(img * C + ic) * in_size + pos, Expr()};
+    std::vector<Expr> o = unflatten(pos, w.out), x;
     Expr inside;
     auto conj = [&](Expr e) { inside = inside.defined() ? logical_and(inside, e) : e; };
     for (int64_t r = 0; r < w.rank(); ++r) {
