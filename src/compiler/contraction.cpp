@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace kiln::compiler {
 
 using namespace kir;
@@ -196,6 +198,18 @@ Staged staged_elements(const TileConfig &t, const Layout &l, const StageArgs &s,
   return st;
 }
 
+// The first reduction dim of the longest suffix of `kdims` whose element count (above 1)
+// divides `tk`, leaving at least one leading dim; kdims.size() when there is none.
+size_t suffix_dividing(const Shape &kdims, int tk) {
+  size_t best = kdims.size();
+  int64_t p = 1;
+  for (size_t j = kdims.size(); j-- > 1;) {
+    p *= kdims[j];
+    if (p > 1 && tk % p == 0) best = j;
+  }
+  return best;
+}
+
 // The global reads of the staged elements for the slice starting at reduction index k0.
 std::vector<Expr> slice_reads(const ContractionDef &d, const TileConfig &t, const Layout &l,
                               const Expr &k0, const StageArgs &s, bool is_a) {
@@ -210,8 +224,21 @@ std::vector<Expr> slice_reads(const ContractionDef &d, const TileConfig &t, cons
     Expr gk = k0 + kk;
     Expr gc = clamp_to((is_a ? l.m0 : l.n0) + cc, extent, tile);
     Expr kin = K % t.tk == 0 ? Expr() : gk < K;
-    Expr gkc = K % t.tk == 0 ? gk : min(gk, i32(K - 1));
-    std::vector<Expr> kc = coords_of(gkc, d.kdims);
+    std::vector<Expr> kc;
+    if (const size_t split = suffix_dividing(d.kdims, t.tk); split < d.kdims.size()) {
+      // The reduction dims from `split` on span P elements and P divides tk (so every k0):
+      // their coordinates depend on kk alone (fixed per invocation and element) and the
+      // leading dims' flat index is k0 / P (uniform) + kk / P.
+      const Shape lead(d.kdims.begin(), d.kdims.begin() + static_cast<long>(split));
+      const Shape tail(d.kdims.begin() + static_cast<long>(split), d.kdims.end());
+      const int64_t P = shape_numel(tail);
+      Expr lf = k0 / P + kk / P;
+      if (K % t.tk != 0) lf = min(lf, i32(K / P - 1));
+      kc = coords_of(lf, lead);
+      for (Expr &c : coords_of(kk % P, tail)) kc.push_back(std::move(c));
+    } else {
+      kc = coords_of(K % t.tk == 0 ? gk : min(gk, i32(K - 1)), d.kdims);
+    }
     OperandRef r = is_a ? d.a_at(l.z, gc, kc) : d.b_at(l.z, kc, gc);
     out.push_back(read(is_a ? d.a : d.b, r, kin, d.acc));
   }
@@ -333,6 +360,20 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
   ContractionSchedule s = pick_contraction(c.target(), c.options().schedule, d.shape(),
                                            &c.options().contraction_override);
   if (s.strategy == Strategy::naive) return s;
+  if (s.strategy == Strategy::tiled && d.kdims.size() > 1 && !s.everywhere) {
+    // A window reduction (kernel taps after the channel dim): tk becomes a whole number of
+    // windows, so the staged reads decompose k without per-element division (slice_reads).
+    const int64_t window = shape_numel(Shape(d.kdims.begin() + 1, d.kdims.end()));
+    if (window > 1 && window <= 64 && s.tile.tk % window != 0) {
+      TileConfig t = s.tile;
+      t.tk = static_cast<int>(window * std::max<int64_t>(1, (t.tk + window / 2) / window));
+      if (t.shared_bytes() <= c.target().shared_memory_bytes) {
+        const bool table_split = s.split_k > 1 && s.reason.rfind("--contraction", 0) != 0;
+        s.tile = t;
+        if (table_split) s.split_k = pick_split_k(c.target(), d.shape(), t);
+      }
+    }
+  }
   if (s.split_k > 1 && (s.strategy != Strategy::tiled || !d.a_value || !d.b_value)) s.split_k = 1;
   for (uint64_t n : grid_of(d, s.tile, s.split_k))
     if (n > static_cast<uint64_t>(kMaxGroups)) {

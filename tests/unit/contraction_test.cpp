@@ -30,6 +30,9 @@ const Forced kForced[] = {
     {"tiled:16x16x4:2x2!", Strategy::tiled},
     {"tiled:32x32x16:4x4:k3!", Strategy::tiled, true},
     {"tiled:16x16x4:2x2:k64!", Strategy::tiled, true},
+    // tk a whole number of convolution windows (3x3, 3x2, 4): k decomposes per slice.
+    {"tiled:32x32x18:4x4!", Strategy::tiled},
+    {"tiled:16x16x36:2x2:k2!", Strategy::tiled, true},
 };
 
 int count_of(const CompileStats &s, Strategy st) {
