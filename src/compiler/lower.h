@@ -123,6 +123,9 @@ public:
   // Counts the strategy each contraction kernel used (CompileStats).
   void count_strategy(Strategy s) { ++strategy_count_[static_cast<size_t>(s)]; }
   int strategy_count(Strategy s) const { return strategy_count_[static_cast<size_t>(s)]; }
+  // Counts the strategy each row reduction (softmax, normalisation, reduce) used.
+  void count_row_strategy(RowStrategy s) { ++row_count_[static_cast<size_t>(s)]; }
+  int row_strategy_count(RowStrategy s) const { return row_count_[static_cast<size_t>(s)]; }
 
 private:
   // The executable of `k`: an existing one for a structurally equal kernel, else a new one.
@@ -139,6 +142,7 @@ private:
   std::vector<kir::Kernel> kernel_of_exe_;
   int kernels_emitted_ = 0;
   std::array<int, 3> strategy_count_{};
+  std::array<int, 2> row_count_{};
   FusionPlan fusion_;
 };
 

@@ -28,6 +28,7 @@ struct CompileArgs {
   std::vector<std::string> print_ir_after;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   std::string contraction;
+  std::string row_reduction;
   std::string print_kir_after;
 };
 
@@ -83,6 +84,11 @@ Status compile(const CompileArgs &a) {
     return Status::error(fmt::format("--contraction '{}': expected naive or "
                                      "tiled|registers:TMxTNxTK:RMxRN",
                                      a.contraction));
+  if (!a.row_reduction.empty() &&
+      !compiler::parse_row_reduction_override(a.row_reduction, &opts.row_reduction_override))
+    return Status::error(fmt::format("--row-reduction '{}': expected naive or "
+                                     "workgroup_rows:WG (WG a power of two up to 1024)",
+                                     a.row_reduction));
   KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, opts, &stats));
   std::ofstream f(a.out, std::ios::binary);
   if (!f) return Status::error(fmt::format("{}: cannot write", a.out));
@@ -102,6 +108,8 @@ Status compile(const CompileArgs &a) {
                         {"contractions", {{"naive", stats.naive_contractions},
                                           {"tiled", stats.tiled_contractions},
                                           {"registers", stats.register_contractions}}},
+                        {"row_reductions", {{"naive", stats.naive_row_reductions},
+                                            {"workgroup_rows", stats.workgroup_row_reductions}}},
                         {"naive_transient_bytes", naive_transient_bytes(module->main()->body)}};
     std::ofstream(a.stats) << j.dump(1) << "\n";
   }
@@ -220,6 +228,9 @@ void add_compile_commands(CLI::App &app) {
   cmd->add_option("--contraction", c->contraction,
                   "force a contraction schedule for tuning: naive or "
                   "tiled|registers:TMxTNxTK:RMxRN (e.g. tiled:64x64x16:4x4)");
+  cmd->add_option("--row-reduction", c->row_reduction,
+                  "force a row-reduction schedule (softmax, norms, reduce) for tuning: naive or "
+                  "workgroup_rows:WG; a trailing ! applies it where the table picks naive too");
   std::string names;
   for (const auto &n : default_pipeline()) names += (names.empty() ? "" : ", ") + n;
   cmd->add_flag("--print-ir-after-all", c->print_ir_after_all,
