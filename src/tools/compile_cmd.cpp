@@ -150,6 +150,7 @@ struct ValidateArgs {
   std::string model, device = "vulkan";
   std::vector<std::string> inputs;
   double rtol = 1e-4, atol = 1e-5;
+  compiler::RowReductionSchedule row_reduction;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
 };
 
@@ -193,6 +194,7 @@ Status validate(const ValidateArgs &a) {
   KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
   CompileOptions opts = cli_compile_options();
   opts.schedule = a.schedule;
+  opts.row_reduction_override = a.row_reduction;
   runner->set_compile_options(opts);
   KILN_ASSIGN(auto got, runner->run(*module, inputs));
   bool ok = true;
@@ -254,6 +256,7 @@ void add_compile_commands(CLI::App &app) {
   val->add_option("model", v->model, "model file (.onnx, or StableHLO text .mlir)")->required();
   val->add_option("--device", v->device, "vulkan, vulkan:N or null");
   add_schedule_option(val, &v->schedule);
+  add_row_reduction_option(val, &v->row_reduction);
   val->add_option("--input", v->inputs, "NAME=FILE.npy (others get seeded random data)");
   val->add_option("--rtol", v->rtol, "relative tolerance");
   val->add_option("--atol", v->atol, "absolute tolerance");
