@@ -124,6 +124,23 @@ TEST(RowReduction, LayerNormRmsAndMvnOddRows) {
   check_strategies(t.m, static_cast<int>(outs.size()), 1e-4, 1e-4);
 }
 
+TEST(RowReduction, GroupNormOddGroups) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {2, 6, 7, 11}, "x"); // 3 groups of 2 x 77
+  Value *sc = t.param(DType::f32, {6}, "sc");
+  Value *bi = t.param(DType::f32, {6}, "bi");
+  Value *y = t.param(DType::f32, {3, 4, 33}, "y"); // 2 groups per image, per-group scale
+  Value *gs = t.param(DType::f32, {2}, "gs");
+  Value *z = t.param(DType::f32, {1, 3, 1}, "z"); // rows of 1
+  Value *zs = t.param(DType::f32, {3}, "zs");
+  t.g->results = {
+      t.op("kiln.group_norm", {x, sc, bi}, {{"num_groups", int64_t(3)}, {"epsilon", 1e-5}}),
+      t.op("kiln.group_norm", {y, gs, gs},
+           {{"num_groups", int64_t(2)}, {"epsilon", 1e-5}, {"scale_per", std::string("group")}}),
+      t.op("kiln.group_norm", {z, zs, zs}, {{"num_groups", int64_t(3)}, {"epsilon", 1e-5}})};
+  check_strategies(t.m, 3, 1e-4, 1e-4);
+}
+
 TEST(RowReduction, ReduceKindsOddRows) {
   TestModule t;
   std::vector<Value *> outs;
