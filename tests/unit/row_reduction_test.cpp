@@ -156,6 +156,11 @@ TEST(RowReduction, ReduceKindsOddRows) {
   outs.push_back(reduce(t, w, {1, 2}, "max"));
   Value *pos = t.op("kiln.add", {t.op("kiln.abs", {w}), t.b.scalar_f(DType::f32, 0.5)});
   outs.push_back(reduce(t, pos, {2}, "log_sum"));
+  // lp_norm over rows of 9 (some elements zero), and rows that are all zero (zeros out).
+  Value *zeros = t.op("kiln.relu", {t.op("kiln.neg", {t.op("kiln.abs", {w})})});
+  for (int64_t p : {1, 2})
+    for (Value *v : {t.op("kiln.relu", {w}), zeros})
+      outs.push_back(t.op("kiln.lp_norm", {v}, {{"p", p}, {"axis", int64_t(-1)}}));
   t.g->results = outs;
   check_strategies(t.m, static_cast<int>(outs.size()), 1e-4, 1e-4);
 }
