@@ -14,7 +14,7 @@ root=$(pwd)
 (cd "$tmp" && python3 "$root/bench/rows/gen.py")
 echo "| schedule | host ms | device ms | CPU ms |"
 echo "|---|---|---|---|"
-for s in naive workgroup_rows:8! workgroup_rows:32! workgroup_rows:128! workgroup_rows:256! naive; do
+for s in naive workgroup_rows:{8,32,128,256}! naive; do
   "$kiln" compile "$tmp/rows.onnx" -o "$tmp/rows.kiln" --target "$target" --row-reduction "$s" \
     > /dev/null
   out=$("$bench" "$tmp/rows.kiln" --device vulkan --warmup 3 --iters "$iters" \

@@ -40,7 +40,8 @@ void check_strategies(const Module &m, int rows, double rtol, double atol,
   }
   SCOPED_TRACE("--schedule naive");
   CompileOptions o;
-  ASSERT_TRUE(compiler::parse_row_reduction_override("workgroup_rows:32!", &o.row_reduction_override));
+  ASSERT_TRUE(
+      compiler::parse_row_reduction_override("workgroup_rows:32!", &o.row_reduction_override));
   o.schedule = ScheduleMode::naive;
   CompileStats st;
   test::expect_matches_reference(m, inputs, rtol, atol, test::lavapipe(), o, &st);
@@ -188,7 +189,8 @@ TEST(RowReduction, MustNotFire) {
   t.g->results = {softmax(t, big, "softmax"), reduce(t, big, {1}, "sum"),
                   softmax(t, x, "softmax", 0), reduce(t, x, {0}, "sum"), reduce(t, n, {1}, "sum")};
   CompileOptions forced;
-  ASSERT_TRUE(compiler::parse_row_reduction_override("workgroup_rows:64!", &forced.row_reduction_override));
+  ASSERT_TRUE(compiler::parse_row_reduction_override("workgroup_rows:64!",
+                                                     &forced.row_reduction_override));
   CompileStats st;
   test::expect_matches_reference(t.m, {}, 1e-4, 1e-4, test::lavapipe(), forced, &st);
   EXPECT_EQ(st.workgroup_row_reductions, 0);
