@@ -23,6 +23,10 @@ struct CompileOptions {
   // A contraction schedule forced on every matmul/gemm/conv the target can run it for
   // (tuning; `kiln compile --contraction`); an empty reason means none.
   compiler::ContractionSchedule contraction_override;
+  // A row-reduction schedule (softmax, normalisation, reduce) forced where the table picks a
+  // non-naive one, or everywhere the target can run it (`kiln compile --row-reduction`); an
+  // empty reason means none.
+  compiler::RowReductionSchedule row_reduction_override;
   // Print each kernel (kernel-IR text, to stderr) after this stage: "lower" (as lowered),
   // "split-bindings", a kernel-IR pass name (kir/kir_pass.h) or "all"; empty: none.
   std::string print_kir_after;
@@ -44,6 +48,10 @@ struct CompileStats {
   int tiled_contractions = 0;
   int register_contractions = 0;
   int split_k_contractions = 0; // tiled contractions among them run as split-K
+  // Row reductions (softmax, normalisation, reduce) per strategy; the split path of long rows
+  // is not counted.
+  int naive_row_reductions = 0;
+  int workgroup_row_reductions = 0;
 };
 
 Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::TargetDesc &t,

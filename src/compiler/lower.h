@@ -125,6 +125,9 @@ public:
   int strategy_count(Strategy s) const { return strategy_count_[static_cast<size_t>(s)]; }
   void count_split_k() { ++split_k_count_; }
   int split_k_count() const { return split_k_count_; }
+  // Counts the strategy each row reduction (softmax, normalisation, reduce) used.
+  void count_row_strategy(RowStrategy s) { ++row_count_[static_cast<size_t>(s)]; }
+  int row_strategy_count(RowStrategy s) const { return row_count_[static_cast<size_t>(s)]; }
 
 private:
   // The executable of `k`: an existing one for a structurally equal kernel, else a new one.
@@ -142,6 +145,7 @@ private:
   int kernels_emitted_ = 0;
   std::array<int, 3> strategy_count_{};
   int split_k_count_ = 0;
+  std::array<int, 2> row_count_{};
   FusionPlan fusion_;
 };
 

@@ -1,6 +1,7 @@
 // kiln.normalize (layer / rms / instance / mvn normalisation: one invocation per row, two
 // passes for the statistics) and kiln.batch_norm in inference mode (elementwise).
 #include "compiler/lower.h"
+#include "compiler/row_reduction.h"
 
 #include <fmt/format.h>
 
@@ -26,6 +27,68 @@ Expr param_index(const Expr &idx, const Shape &xd, const Shape &ps, int64_t pax)
   return broadcast_index(unflatten(idx, xd), ps);
 }
 
+// What the normalisation needs from its op.
+struct NormArgs {
+  std::string kind;
+  AxisSplit s;
+  int64_t pax = -1;
+  double eps = 1e-5;
+  const Value *scale = nullptr, *bias = nullptr;
+};
+
+// kiln.normalize over contiguous rows with a row-reduction strategy: the mean and the centred
+// sum of squares (standard, mvn) or the sum of squares (rms) as stages, as the naive kernel.
+Status normalize_rows(LowerCtx &c, const Op &op, const NormArgs &a,
+                      const RowReductionSchedule &rs) {
+  const Value *xv = op.operands[0];
+  const Shape &xd = xv->type.dims;
+  GridKernel g(c, op, "normalize_" + a.kind);
+  KILN_ASSIGN(BufferVar X, g.in(xv));
+  BufferVar S{-1, X.elem}, B{-1, X.elem};
+  if (a.scale) {
+    KILN_ASSIGN(S, g.in(a.scale));
+  }
+  if (a.bias) {
+    KILN_ASSIGN(B, g.in(a.bias));
+  }
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  const ScalarType at = acc_type(X.elem);
+  const Expr n = make_const(at, static_cast<double>(a.s.inner()));
+  const Expr eps = make_const(at, a.eps);
+  RowReductionDef d;
+  d.rows = a.s.outer();
+  d.len = a.s.inner();
+  d.contiguous = row_shape(a.s).contiguous;
+  d.acc = at;
+  d.base = [&a](const Expr &row) { return a.s.kept_offset(row); };
+  d.read = [X, at](const Expr &base, const Expr &r) { return cast(at, load(X, base + r)); };
+  const Expr zero = make_const(at, 0);
+  const bool rms = a.kind == "rms", mvn = a.kind == "mvn";
+  auto inv = [n, eps, at, mvn](const Expr &sq, const std::vector<Expr> &) {
+    return mvn ? make_const(at, 1) / (call(Intrinsic::sqrt, {sq / n}) + eps)
+               : call(Intrinsic::rsqrt, {sq / n + eps});
+  };
+  if (!rms)
+    d.stages.push_back({ReduceOp::add, false, zero,
+                        [](const Expr &x, const std::vector<Expr> &) { return x; },
+                        [n](const Expr &sum, const std::vector<Expr> &) { return sum / n; }});
+  d.stages.push_back({ReduceOp::add, false, zero,
+                      [rms](const Expr &x, const std::vector<Expr> &st) {
+                        Expr dx = rms ? x : x - st[0];
+                        return dx * dx;
+                      },
+                      inv});
+  d.write_element = [&, S, B, Y, rms](const Expr &base, const Expr &r, const Expr &x,
+                                      const std::vector<Expr> &st) -> Result<Stmt> {
+    Expr idx = base + r;
+    Expr y = rms ? x * st[0] : (x - st[0]) * st[1];
+    if (S.index >= 0) y = y * cast(at, load(S, param_index(idx, xd, a.scale->type.dims, a.pax)));
+    if (B.index >= 0) y = y + cast(at, load(B, param_index(idx, xd, a.bias->type.dims, a.pax)));
+    return store(Y, idx, cast(Y.elem, y));
+  };
+  return emit_row_reduction(g, d, rs);
+}
+
 Status lower_normalize(LowerCtx &c, const Op &op) {
   const Value *xv = op.operands[0];
   const Shape &xd = xv->type.dims;
@@ -46,6 +109,11 @@ Status lower_normalize(LowerCtx &c, const Op &op) {
   const AxisSplit s = split_axes(xd, axes);
   const Value *sv = op.operands.size() > 1 ? op.operands[1] : nullptr;
   const Value *bv = op.operands.size() > 2 ? op.operands[2] : nullptr;
+  if (auto xt = scalar_type(op, xv->type.dtype); xt.is_ok()) {
+    const RowReductionSchedule rs = schedule_row_reduction(c, row_shape(s), acc_type(*xt));
+    if (rs.strategy != RowStrategy::naive)
+      return normalize_rows(c, op, {kind, s, pax, eps, sv, bv}, rs);
+  }
   GridKernel g(c, op, "normalize_" + kind);
   KILN_ASSIGN(BufferVar X, g.in(xv));
   BufferVar S{-1, X.elem}, B{-1, X.elem};

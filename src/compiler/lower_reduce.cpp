@@ -2,6 +2,7 @@
 // kiln.softmax / log_softmax (one invocation per row: max, sum of exp, write); reductions and
 // rows of kSplitMin or more elements are split across invocations in partial stages.
 #include "compiler/lower.h"
+#include "compiler/row_reduction.h"
 
 #include <fmt/format.h>
 
@@ -93,7 +94,7 @@ Result<Accumulation> accumulation(const Op &op, const std::string &kind, ScalarT
 // until fewer than kSplitMin partials per output remain, which a last kernel combines. More
 // parallelism on GPUs, less rounding error than one long sum, and per-invocation loops stay
 // short (llvmpipe stops loops after 65,535 iterations in total).
-constexpr int64_t kSplitMin = 8192;
+constexpr int64_t kSplitMin = kRowSplitMin;
 constexpr int64_t kChunk = 256;
 
 // What the first partial stage reads: base(o) is computed once per output (let-bound) and
@@ -266,6 +267,83 @@ Status lower_split_log_sum_exp(LowerCtx &c, const Op &op, const AxisSplit &s, Sc
                           });
 }
 
+// The rows of `x` (split as `s`, read as `at`) as a row-reduction definition whose stages and
+// writes the caller adds; `X` is x's bound buffer.
+RowReductionDef rows_of(const AxisSplit &s, const BufferVar &X, ScalarType at) {
+  RowReductionDef d;
+  d.rows = s.outer();
+  d.len = s.inner();
+  d.contiguous = row_shape(s).contiguous;
+  d.acc = at;
+  d.base = [&s](const Expr &row) { return s.kept_offset(row); };
+  d.read = [X, at](const Expr &base, const Expr &r) { return cast(at, load(X, base + r)); };
+  return d;
+}
+
+// The max of the row ignoring NaN elements (as the one-invocation softmax and log-sum-exp).
+RowStage max_stage(ScalarType at) {
+  return {ReduceOp::max, false, lowest_value(at),
+          [](const Expr &x, const std::vector<Expr> &) { return x; }, nullptr};
+}
+
+// kiln.reduce over contiguous rows with a row-reduction strategy (`a` unused for log_sum_exp).
+Status reduce_rows(LowerCtx &c, const Op &op, const AxisSplit &s, const Accumulation &a,
+                   ScalarType at, const RowReductionSchedule &rs) {
+  const std::string kind = op.attr_str("kind", "");
+  GridKernel g(c, op, "reduce_" + kind);
+  KILN_ASSIGN(BufferVar X, g.in(op.operands[0]));
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  RowReductionDef d = rows_of(s, X, at);
+  if (kind == "log_sum_exp") {
+    d.stages.push_back(max_stage(at));
+    d.stages.push_back({ReduceOp::add, false, make_const(at, 0),
+                        [](const Expr &x, const std::vector<Expr> &st) {
+                          return call(Intrinsic::exp, {x - finite_or_zero(st[0])});
+                        },
+                        nullptr});
+    d.write_row = [Y](const Expr &row, const std::vector<Expr> &st) -> Result<Stmt> {
+      return store(Y, row, cast(Y.elem, call(Intrinsic::log, {st[1]}) + finite_or_zero(st[0])));
+    };
+  } else {
+    RowStage st;
+    st.op = kind == "prod" ? ReduceOp::mul
+            : kind == "max" ? ReduceOp::max
+            : kind == "min" ? ReduceOp::min
+                            : ReduceOp::add;
+    st.nan_sticky = kind == "max" || kind == "min";
+    st.identity = a.init;
+    st.term = [&a](const Expr &x, const std::vector<Expr> &) { return a.term(x); };
+    st.finish = [&a](const Expr &acc, const std::vector<Expr> &) { return a.finish(acc); };
+    d.stages.push_back(std::move(st));
+    d.write_row = [Y](const Expr &row, const std::vector<Expr> &st) -> Result<Stmt> {
+      return store(Y, row, cast(Y.elem, st[0]));
+    };
+  }
+  return emit_row_reduction(g, d, rs);
+}
+
+// Softmax / log-softmax over contiguous rows with a row-reduction strategy.
+Status softmax_rows(LowerCtx &c, const Op &op, const AxisSplit &s, ScalarType at, bool log,
+                    const RowReductionSchedule &rs) {
+  GridKernel g(c, op, log ? "log_softmax" : "softmax");
+  KILN_ASSIGN(BufferVar X, g.in(op.operands[0]));
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  RowReductionDef d = rows_of(s, X, at);
+  d.stages.push_back(max_stage(at));
+  d.stages.push_back({ReduceOp::add, false, make_const(at, 0),
+                      [](const Expr &x, const std::vector<Expr> &st) {
+                        return call(Intrinsic::exp, {x - st[0]});
+                      },
+                      nullptr});
+  d.write_element = [Y, log](const Expr &base, const Expr &r, const Expr &x,
+                             const std::vector<Expr> &st) -> Result<Stmt> {
+    Expr y = log ? (x - st[0]) - call(Intrinsic::log, {st[1]})
+                 : call(Intrinsic::exp, {x - st[0]}) / st[1];
+    return store(Y, base + r, cast(Y.elem, y));
+  };
+  return emit_row_reduction(g, d, rs);
+}
+
 Status lower_reduce(LowerCtx &c, const Op &op) {
   const Value *xv = op.operands[0];
   const Shape &xd = xv->type.dims;
@@ -302,6 +380,8 @@ Status lower_reduce(LowerCtx &c, const Op &op) {
     KILN_ASSIGN(a, accumulation(op, kind, at, is_float(dt), s.inner()));
     if (s.inner() >= kSplitMin) return lower_split_reduce(c, op, s, a, at);
   }
+  const RowReductionSchedule rs = schedule_row_reduction(c, row_shape(s), at);
+  if (rs.strategy != RowStrategy::naive) return reduce_rows(c, op, s, a, at, rs);
   GridKernel g(c, op, "reduce_" + kind);
   KILN_ASSIGN(BufferVar X, g.in(xv));
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
@@ -377,6 +457,9 @@ Status lower_softmax(LowerCtx &c, const Op &op) {
   KILN_ASSIGN(const ScalarType xt, scalar_type(op, xv->type.dtype));
   const ScalarType at = xt == ScalarType::f16 ? ScalarType::f32 : xt;
   if (s.inner() >= kSplitMin) return lower_split_softmax(c, op, s, at, kind == "log_softmax");
+  const RowReductionSchedule rs = schedule_row_reduction(c, row_shape(s), at);
+  if (rs.strategy != RowStrategy::naive)
+    return softmax_rows(c, op, s, at, kind == "log_softmax", rs);
   GridKernel g(c, op, kind);
   KILN_ASSIGN(BufferVar X, g.in(xv));
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));

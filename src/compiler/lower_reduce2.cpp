@@ -14,6 +14,7 @@
 // The last four extend the lowering registered earlier for the name (compiler.cpp registers
 // this family after lower_reduce.cpp and lower_norm.cpp).
 #include "compiler/lower.h"
+#include "compiler/row_reduction.h"
 
 #include <fmt/format.h>
 
@@ -228,6 +229,35 @@ Status lower_topk(LowerCtx &c, const Op &op) {
 
 // ---- kiln.lp_norm ------------------------------------------------------------------------------
 
+// kiln.lp_norm over contiguous rows with a row-reduction strategy: the norm as one stage.
+Status lp_norm_rows(LowerCtx &c, const Op &op, const AxisSplit &s, int64_t p,
+                    const RowReductionSchedule &rs) {
+  GridKernel g(c, op, "lp_norm");
+  KILN_ASSIGN(BufferVar X, g.in(op.operands[0]));
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  const ScalarType at = acc_type(X.elem);
+  RowReductionDef d;
+  d.rows = s.outer();
+  d.len = s.inner();
+  d.acc = at;
+  d.base = [&s](const Expr &row) { return s.kept_offset(row); };
+  d.read = [X, at](const Expr &base, const Expr &r) { return cast(at, load(X, base + r)); };
+  d.stages.push_back({ReduceOp::add, false, zero(at),
+                      [p](const Expr &x, const std::vector<Expr> &) {
+                        return p == 1 ? call(Intrinsic::abs, {x}) : x * x;
+                      },
+                      [p](const Expr &acc, const std::vector<Expr> &) {
+                        return p == 1 ? acc : call(Intrinsic::sqrt, {acc});
+                      }});
+  // A zero norm gives zeros, as the reference does.
+  d.write_element = [Y, at](const Expr &base, const Expr &r, const Expr &x,
+                            const std::vector<Expr> &st) -> Result<Stmt> {
+    return store(Y, base + r,
+                 cast(Y.elem, select(st[0] == zero(at), zero(at), x / st[0])));
+  };
+  return emit_row_reduction(g, d, rs);
+}
+
 Status lower_lp_norm(LowerCtx &c, const Op &op) {
   const Value *xv = op.operands[0];
   const Shape &xd = xv->type.dims;
@@ -236,6 +266,10 @@ Status lower_lp_norm(LowerCtx &c, const Op &op) {
   if (p != 1 && p != 2) return unsupported(op, fmt::format("kiln.lp_norm with p = {}", p));
   KILN_ASSIGN(int64_t axis, norm_axis(op, op.attr_int("axis", -1), static_cast<int64_t>(xd.size())));
   const AxisSplit s = split_axes(xd, {axis});
+  if (auto xt = scalar_type(op, xv->type.dtype); xt.is_ok()) {
+    const RowReductionSchedule rs = schedule_row_reduction(c, row_shape(s), acc_type(*xt));
+    if (rs.strategy != RowStrategy::naive) return lp_norm_rows(c, op, s, p, rs);
+  }
   GridKernel g(c, op, "lp_norm");
   KILN_ASSIGN(BufferVar X, g.in(xv));
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));

@@ -6,6 +6,7 @@
 //   kiln.einsum       one invocation per output element, a loop over the summed labels
 //   kiln.det          one invocation per matrix (Leibniz formula, matrices up to 4 x 4)
 #include "compiler/lower.h"
+#include "compiler/row_reduction.h"
 
 #include "ops/nn_kernels.h"
 
@@ -89,6 +90,44 @@ Status lower_global_lp_pool(LowerCtx &c, const Op &op) {
 
 // ---- kiln.group_norm ---------------------------------------------------------------------------
 
+// kiln.group_norm with a row-reduction strategy: rows are (image, group) blocks of L
+// contiguous elements; the mean and the centred sum of squares as stages, as the naive kernel.
+Status group_norm_rows(LowerCtx &c, const Op &op, int64_t rows, int64_t L, int64_t G,
+                       int64_t cpg, int64_t sp, bool per_group, double eps,
+                       const RowReductionSchedule &rs) {
+  GridKernel g(c, op, "group_norm");
+  KILN_ASSIGN(BufferVar X, g.in(op.operands[0]));
+  KILN_ASSIGN(BufferVar S, g.in(op.operands[1]));
+  KILN_ASSIGN(BufferVar B, g.in(op.operands[2]));
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  const ScalarType at = acc_type(X.elem);
+  const Expr n = make_const(at, static_cast<double>(L));
+  RowReductionDef d;
+  d.rows = rows;
+  d.len = L;
+  d.acc = at;
+  d.base = [L](const Expr &row) { return row * L; };
+  d.read = [X, at](const Expr &base, const Expr &r) { return cast(at, load(X, base + r)); };
+  d.stages.push_back({ReduceOp::add, false, zero(at),
+                      [](const Expr &x, const std::vector<Expr> &) { return x; },
+                      [n](const Expr &sum, const std::vector<Expr> &) { return sum / n; }});
+  d.stages.push_back({ReduceOp::add, false, zero(at),
+                      [](const Expr &x, const std::vector<Expr> &st) {
+                        return (x - st[0]) * (x - st[0]);
+                      },
+                      [n, at, eps](const Expr &sq, const std::vector<Expr> &) {
+                        return call(Intrinsic::rsqrt, {sq / n + make_const(at, eps)});
+                      }});
+  d.write_element = [=](const Expr &base, const Expr &r, const Expr &x,
+                        const std::vector<Expr> &st) -> Result<Stmt> {
+    Expr gi = (base / L) % G;
+    Expr pi = per_group ? gi : gi * cpg + r / sp;
+    Expr y = (x - st[0]) * st[1] * cast(at, load(S, pi)) + cast(at, load(B, pi));
+    return store(Y, base + r, cast(Y.elem, y));
+  };
+  return emit_row_reduction(g, d, rs);
+}
+
 Status lower_group_norm(LowerCtx &c, const Op &op) {
   const Value *xv = op.operands[0];
   const Shape &xd = xv->type.dims;
@@ -105,6 +144,11 @@ Status lower_group_norm(LowerCtx &c, const Op &op) {
                                        k == 1 ? "scale" : "bias", plen));
   const int64_t cpg = C / G, sp = shape_numel(Shape(xd.begin() + 2, xd.end())), L = cpg * sp;
   const double eps = op.attr_float("epsilon", 1e-5);
+  if (auto xt = scalar_type(op, xv->type.dtype); xt.is_ok()) {
+    const RowReductionSchedule rs = schedule_row_reduction(c, {N * G, L, true}, acc_type(*xt));
+    if (rs.strategy != RowStrategy::naive)
+      return group_norm_rows(c, op, N * G, L, G, cpg, sp, per_group, eps, rs);
+  }
   GridKernel g(c, op, "group_norm");
   KILN_ASSIGN(BufferVar X, g.in(xv));
   KILN_ASSIGN(BufferVar S, g.in(op.operands[1]));

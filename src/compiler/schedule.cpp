@@ -169,5 +169,107 @@ ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode
   return table;
 }
 
+// ---- row reductions ---------------------------------------------------------------------------
+
+const char *to_string(RowStrategy s) {
+  switch (s) {
+  case RowStrategy::naive: return "naive";
+  case RowStrategy::workgroup_rows: return "workgroup_rows";
+  }
+  return "?";
+}
+
+namespace {
+
+// One row of the row-reduction table: applies to a target whose subgroup size is `subgroup`
+// (0: any) and to rows of at least `min_len` elements; the first row that applies wins, none
+// means naive. Rows shorter than a subgroup keep one invocation per row.
+struct RowReductionRow {
+  const char *name;
+  uint32_t subgroup;
+  int64_t min_len;
+  RowStrategy strategy;
+  uint32_t workgroup;
+};
+
+// NVIDIA: 256 invocations for long rows (bert-base layer norms of 768), 128 for rows of 64+
+// (attention softmax rows of 128), one subgroup for short rows. Lavapipe: no row (measured in
+// bench/RESULTS.md: llvmpipe runs a workgroup's invocations as SIMD lanes of one thread and its
+// barriers switch coroutines, so one invocation per row is faster there).
+constexpr std::array<RowReductionRow, 3> kRowReductionTable{{
+    {"nvidia-long", 32, 512, RowStrategy::workgroup_rows, 256},
+    {"nvidia", 32, 64, RowStrategy::workgroup_rows, 128},
+    {"nvidia-short", 32, 16, RowStrategy::workgroup_rows, 32},
+}};
+
+constexpr uint32_t kRowSubgroupOps = kir::subgroup_ops::basic | kir::subgroup_ops::arithmetic;
+
+// Why the target or shape rules out every non-naive strategy (empty: they do not).
+std::string row_rule(const kir::TargetDesc &t, const RowReductionShape &s) {
+  if (s.len >= kRowSplitMin) return fmt::format("rows of {} elements take the split path", s.len);
+  if (!s.contiguous) return "the row is not contiguous";
+  if (s.rows <= 0 || s.len <= 0) return "empty";
+  if ((t.subgroup_operations & kRowSubgroupOps) != kRowSubgroupOps)
+    return fmt::format("{} lacks subgroup arithmetic", t.name);
+  return {};
+}
+
+bool fits(const kir::TargetDesc &t, uint32_t workgroup) {
+  // Shared memory: one f32 partial per invocation and stage (at most three stages).
+  return workgroup <= t.max_workgroup_invocations && workgroup <= t.max_workgroup_size[0] &&
+         3 * 4 * workgroup <= t.shared_memory_bytes;
+}
+
+} // namespace
+
+bool parse_row_reduction_override(std::string_view spec, RowReductionSchedule *out) {
+  RowReductionSchedule r;
+  r.reason = fmt::format("--row-reduction {}", spec);
+  if (!spec.empty() && spec.back() == '!') {
+    r.everywhere = true;
+    spec.remove_suffix(1);
+  }
+  if (spec == "naive") {
+    *out = r;
+    return true;
+  }
+  constexpr std::string_view prefix = "workgroup_rows:";
+  if (spec.substr(0, prefix.size()) != prefix) return false;
+  const std::string num(spec.substr(prefix.size()));
+  if (num.empty() || num.size() > 4 || num.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  const int wg = std::stoi(num);
+  if (wg < 1 || wg > 1024 || (wg & (wg - 1)) != 0) return false;
+  r.strategy = RowStrategy::workgroup_rows;
+  r.workgroup = static_cast<uint32_t>(wg);
+  *out = r;
+  return true;
+}
+
+RowReductionSchedule pick_row_reduction(const kir::TargetDesc &t, ScheduleMode mode,
+                                        const RowReductionShape &s,
+                                        const RowReductionSchedule *override) {
+  RowReductionSchedule out;
+  if (mode == ScheduleMode::naive) {
+    out.reason = "--schedule naive";
+    return out;
+  }
+  out.reason = row_rule(t, s);
+  if (!out.reason.empty()) return out;
+  RowReductionSchedule table;
+  table.reason = fmt::format("no table row for {} rows of {} on {}", s.rows, s.len, t.name);
+  for (const RowReductionRow &r : kRowReductionTable) {
+    if ((r.subgroup != 0 && t.subgroup_size != r.subgroup) || s.len < r.min_len ||
+        !fits(t, r.workgroup))
+      continue;
+    table = {r.strategy, r.workgroup, r.name, false};
+    break;
+  }
+  if (override && !override->reason.empty() &&
+      (override->everywhere || table.strategy != RowStrategy::naive) &&
+      (override->strategy == RowStrategy::naive || fits(t, override->workgroup)))
+    return *override;
+  return table;
+}
 
 } // namespace kiln::compiler

@@ -72,4 +72,42 @@ ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode
                                      const ContractionShape &s,
                                      const ContractionSchedule *override = nullptr);
 
+// ---- row reductions (compiler/row_reduction.h) ----------------------------------------------
+
+enum class RowStrategy {
+  naive,          // one invocation per row, serial loops over the row (the lowering's kernel)
+  workgroup_rows, // one workgroup per row: strided accumulation, subgroup reduce, shared combine
+};
+const char *to_string(RowStrategy s);
+
+// A reduction of `rows` independent rows of `len` elements each; `contiguous` when a row's
+// elements are consecutive in memory (the reduced axes are the innermost ones).
+struct RowReductionShape {
+  int64_t rows = 0, len = 0;
+  bool contiguous = true;
+};
+
+struct RowReductionSchedule {
+  RowStrategy strategy = RowStrategy::naive;
+  uint32_t workgroup = 0;  // invocations per workgroup (workgroup_rows)
+  std::string reason;      // the table row (or rule) that decided it
+  bool everywhere = false; // an override that also replaces the table's naive choices
+};
+
+// Rows of this many elements or more run as split partial stages where the op has that path
+// (lower_reduce.cpp); the row-reduction strategies never apply to them.
+constexpr int64_t kRowSplitMin = 8192;
+
+// `naive`, or `workgroup_rows:WG` (WG a power of two from 1 to 1024); a trailing `!` applies it
+// to every row reduction the target can run it for, not only where the table picks a
+// non-naive strategy (tests, tuning). False on a malformed spec.
+bool parse_row_reduction_override(std::string_view spec, RowReductionSchedule *out);
+
+// The table's choice for a row reduction (rules first: naive mode, split-length rows,
+// non-contiguous rows, a target without subgroup arithmetic); `override` (empty reason: none)
+// wins over the table where the target can run it.
+RowReductionSchedule pick_row_reduction(const kir::TargetDesc &t, ScheduleMode mode,
+                                        const RowReductionShape &s,
+                                        const RowReductionSchedule *override = nullptr);
+
 } // namespace kiln::compiler

@@ -28,6 +28,7 @@ struct CompileArgs {
   std::vector<std::string> print_ir_after;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   std::string contraction;
+  std::string row_reduction;
   std::string print_kir_after;
 };
 
@@ -83,6 +84,11 @@ Status compile(const CompileArgs &a) {
     return Status::error(fmt::format("--contraction '{}': expected naive or "
                                      "tiled|registers:TMxTNxTK:RMxRN",
                                      a.contraction));
+  if (!a.row_reduction.empty() &&
+      !compiler::parse_row_reduction_override(a.row_reduction, &opts.row_reduction_override))
+    return Status::error(fmt::format("--row-reduction '{}': expected naive or "
+                                     "workgroup_rows:WG (WG a power of two up to 1024)",
+                                     a.row_reduction));
   KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, opts, &stats));
   std::ofstream f(a.out, std::ios::binary);
   if (!f) return Status::error(fmt::format("{}: cannot write", a.out));
@@ -103,6 +109,8 @@ Status compile(const CompileArgs &a) {
                                           {"tiled", stats.tiled_contractions},
                                           {"registers", stats.register_contractions},
                                           {"split_k", stats.split_k_contractions}}},
+                        {"row_reductions", {{"naive", stats.naive_row_reductions},
+                                            {"workgroup_rows", stats.workgroup_row_reductions}}},
                         {"naive_transient_bytes", naive_transient_bytes(module->main()->body)}};
     std::ofstream(a.stats) << j.dump(1) << "\n";
   }
@@ -143,6 +151,7 @@ struct ValidateArgs {
   std::string model, device = "vulkan";
   std::vector<std::string> inputs;
   double rtol = 1e-4, atol = 1e-5;
+  compiler::RowReductionSchedule row_reduction;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
 };
 
@@ -186,6 +195,7 @@ Status validate(const ValidateArgs &a) {
   KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
   CompileOptions opts = cli_compile_options();
   opts.schedule = a.schedule;
+  opts.row_reduction_override = a.row_reduction;
   runner->set_compile_options(opts);
   KILN_ASSIGN(auto got, runner->run(*module, inputs));
   bool ok = true;
@@ -221,6 +231,9 @@ void add_compile_commands(CLI::App &app) {
   cmd->add_option("--contraction", c->contraction,
                   "force a contraction schedule for tuning: naive or "
                   "tiled|registers:TMxTNxTK:RMxRN (e.g. tiled:64x64x16:4x4)");
+  cmd->add_option("--row-reduction", c->row_reduction,
+                  "force a row-reduction schedule (softmax, norms, reduce) for tuning: naive or "
+                  "workgroup_rows:WG; a trailing ! applies it where the table picks naive too");
   std::string names;
   for (const auto &n : default_pipeline()) names += (names.empty() ? "" : ", ") + n;
   cmd->add_flag("--print-ir-after-all", c->print_ir_after_all,
@@ -244,6 +257,7 @@ void add_compile_commands(CLI::App &app) {
   val->add_option("model", v->model, "model file (.onnx, or StableHLO text .mlir)")->required();
   val->add_option("--device", v->device, "vulkan, vulkan:N or null");
   add_schedule_option(val, &v->schedule);
+  add_row_reduction_option(val, &v->row_reduction);
   val->add_option("--input", v->inputs, "NAME=FILE.npy (others get seeded random data)");
   val->add_option("--rtol", v->rtol, "relative tolerance");
   val->add_option("--atol", v->atol, "absolute tolerance");

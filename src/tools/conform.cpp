@@ -32,6 +32,7 @@ struct ConformArgs {
   int jobs = 0;
   bool verbose = false;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
+  compiler::RowReductionSchedule row_reduction;
 };
 
 struct TestCase {
@@ -216,6 +217,7 @@ int conform(const ConformArgs &args) {
   }
   CompileOptions opts = cli_compile_options();
   opts.schedule = args.schedule;
+  opts.row_reduction_override = args.row_reduction;
   (*runner)->set_compile_options(opts);
   if (!fs::is_directory(args.dir)) {
     fmt::print(stderr, "error: {} is not a folder\n", args.dir);
@@ -299,6 +301,7 @@ void add_conform_command(CLI::App &app) {
   cmd->add_option("dir", a->dir, "folder of tests (node/ layout) or of NAME.onnx models")->required();
   cmd->add_option("--device", a->device, "cpu-ref, vulkan, vulkan:N or null");
   add_schedule_option(cmd, &a->schedule);
+  add_row_reduction_option(cmd, &a->row_reduction);
   cmd->add_option("--filter", a->filter, "run tests whose name matches this regex");
   cmd->add_option("--json", a->json, "write per-test results as JSON");
   cmd->add_option("--expect", a->expect,

@@ -62,6 +62,18 @@ void add_schedule_option(CLI::App *cmd, compiler::ScheduleMode *mode) {
       "kernel strategies: auto (the strategy table) or naive (reference kernels everywhere)");
 }
 
+void add_row_reduction_option(CLI::App *cmd, compiler::RowReductionSchedule *out) {
+  cmd->add_option_function<std::string>(
+      "--row-reduction",
+      [out](const std::string &s) {
+        if (!compiler::parse_row_reduction_override(s, out))
+          throw CLI::ValidationError("--row-reduction",
+                                     "expected naive or workgroup_rows:WG[!], got '" + s + "'");
+      },
+      "force a row-reduction schedule (softmax, norms, reduce): naive or workgroup_rows:WG; a "
+      "trailing ! applies it where the table picks naive too");
+}
+
 Result<std::unique_ptr<DeviceRunner>> DeviceRunner::open(const std::string &uri) {
   auto r = std::unique_ptr<DeviceRunner>(new DeviceRunner());
   if (uri == "cpu-ref") return r;

@@ -86,6 +86,7 @@ struct RunArgs {
   int top = 0;
   double rtol = 1e-4, atol = 1e-5;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
+  compiler::RowReductionSchedule row_reduction;
 };
 
 Status parse_binding(const std::string &s, std::string &name, std::string &file) {
@@ -101,6 +102,7 @@ Status run(const RunArgs &a) {
   KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
   CompileOptions opts = cli_compile_options();
   opts.schedule = a.schedule;
+  opts.row_reduction_override = a.row_reduction;
   runner->set_compile_options(opts);
   std::map<std::string, Tensor> given;
   for (const auto &s : a.inputs) {
@@ -209,6 +211,7 @@ void add_run_command(CLI::App &app) {
   cmd->add_option("model", a->model, "model (.onnx, StableHLO .mlir) or artifact (.kiln)")->required();
   cmd->add_option("--device", a->device, "cpu-ref, vulkan, vulkan:N or null");
   add_schedule_option(cmd, &a->schedule);
+  add_row_reduction_option(cmd, &a->row_reduction);
   cmd->add_option("--input", a->inputs, "NAME=FILE.npy (or .pb), one per model input");
   cmd->add_option("--output-dir", a->output_dir, "folder for one NAME.npy per output");
   cmd->add_option("--golden", a->golden, "NAME=FILE.npy: compare output NAME with golden data");
