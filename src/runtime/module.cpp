@@ -88,8 +88,8 @@ Status copy_now(const DriverVtable &d, DeviceState *device, CommandState *list, 
   return d.command.submit(device, list);
 }
 
-Status check_transfer(const DriverVtable &d, BufferState *buffer, const char *what,
-                      uint64_t offset, uint64_t n) {
+Status check_transfer(const DriverVtable &d, BufferState *buffer, const char *what, uint64_t offset,
+                      uint64_t n) {
   if (!buffer)
     return error(KILN_INVALID_ARGUMENT, what, ": buffer is NULL");
   const uint64_t size = d.buffer.size(buffer);
@@ -108,16 +108,16 @@ Status write_buffer(const DriverVtable &d, DeviceState *device, BufferState *buf
   if (auto *host = static_cast<uint8_t *>(d.buffer.host_pointer(device, buffer)))
     return read_source(context, 0, host + offset, size_t(n));
   ScopedBuffer staging{d, device};
-  KILN_RT_TRY(d.buffer.create(device, std::min(n, kStagingBytes), MemoryKind::upload,
-                              &staging.buffer));
+  KILN_RT_TRY(
+      d.buffer.create(device, std::min(n, kStagingBytes), MemoryKind::upload, &staging.buffer));
   ScopedCommands commands{d, device};
   KILN_RT_TRY(d.command.create(device, CommandListDesc{}, &commands.list));
   void *host = d.buffer.host_pointer(device, staging.buffer);
   for (uint64_t at = 0; at < n; at += kStagingBytes) {
     const uint64_t chunk = std::min(kStagingBytes, n - at);
     KILN_RT_TRY(read_source(context, at, host, size_t(chunk)));
-    KILN_RT_TRY(copy_now(d, device, commands.list, staging.buffer, 0, buffer, offset + at, chunk,
-                         false));
+    KILN_RT_TRY(
+        copy_now(d, device, commands.list, staging.buffer, 0, buffer, offset + at, chunk, false));
   }
   return {};
 }
@@ -133,8 +133,8 @@ Status write_buffer(const DriverVtable &d, DeviceState *device, BufferState *buf
   return write_buffer(d, device, buffer, offset, n, from_memory, src);
 }
 
-Status read_buffer(const DriverVtable &d, DeviceState *device, BufferState *buffer,
-                   uint64_t offset, void *dst, uint64_t n) {
+Status read_buffer(const DriverVtable &d, DeviceState *device, BufferState *buffer, uint64_t offset,
+                   void *dst, uint64_t n) {
   KILN_RT_TRY(check_transfer(d, buffer, "buffer read", offset, n));
   if (n == 0)
     return {};
@@ -145,15 +145,15 @@ Status read_buffer(const DriverVtable &d, DeviceState *device, BufferState *buff
     return {};
   }
   ScopedBuffer staging{d, device};
-  KILN_RT_TRY(d.buffer.create(device, std::min(n, kStagingBytes), MemoryKind::readback,
-                              &staging.buffer));
+  KILN_RT_TRY(
+      d.buffer.create(device, std::min(n, kStagingBytes), MemoryKind::readback, &staging.buffer));
   ScopedCommands commands{d, device};
   KILN_RT_TRY(d.command.create(device, CommandListDesc{}, &commands.list));
   const void *host = d.buffer.host_pointer(device, staging.buffer);
   for (uint64_t at = 0; at < n; at += kStagingBytes) {
     const uint64_t chunk = std::min(kStagingBytes, n - at);
-    KILN_RT_TRY(copy_now(d, device, commands.list, buffer, offset + at, staging.buffer, 0, chunk,
-                         true));
+    KILN_RT_TRY(
+        copy_now(d, device, commands.list, buffer, offset + at, staging.buffer, 0, chunk, true));
     std::memcpy(static_cast<uint8_t *>(dst) + at, host, size_t(chunk));
   }
   return {};
@@ -169,8 +169,8 @@ Status Module::create(const DriverVtable &driver, DeviceState *device, const Pro
   m->program_ = &program;
   m->executables_.assign(executables, executables + program.executables.size());
   if (program.constant_bytes) {
-    KILN_RT_TRY(driver.buffer.create(device, program.constant_bytes, MemoryKind::device,
-                                     &m->constants_));
+    KILN_RT_TRY(
+        driver.buffer.create(device, program.constant_bytes, MemoryKind::device, &m->constants_));
     auto from_artifact = [](const void *context, uint64_t at, void *dst, size_t n) -> Status {
       return static_cast<const ArtifactBytes *>(context)->read_constants(at, dst, n);
     };
@@ -190,10 +190,14 @@ Module::~Module() {
 
 BufferState *Module::buffer_of(const Frame &f, const BufferRef &ref) const {
   switch (ref.kind) {
-  case BufferKind::constant: return constants_;
-  case BufferKind::input: return f.inputs[ref.index];
-  case BufferKind::output: return f.outputs[ref.index];
-  case BufferKind::transient: return f.arena;
+  case BufferKind::constant:
+    return constants_;
+  case BufferKind::input:
+    return f.inputs[ref.index];
+  case BufferKind::output:
+    return f.outputs[ref.index];
+  case BufferKind::transient:
+    return f.arena;
   }
   return f.arena;
 }

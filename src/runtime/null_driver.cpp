@@ -87,8 +87,8 @@ void *buffer_host_pointer(DeviceState *, BufferState *b) { return self(b)->bytes
 
 uint64_t buffer_size(const BufferState *b) { return self(b)->size; }
 
-Status executable_create(DeviceState *, const Program &program, size_t index,
-                         const ArtifactBytes &, ExecutableState **out) {
+Status executable_create(DeviceState *, const Program &program, size_t index, const ArtifactBytes &,
+                         ExecutableState **out) {
   *out = reinterpret_cast<ExecutableState *>(new NullExecutable{&program.executables[index]});
   return {};
 }
@@ -169,8 +169,8 @@ Status commands_timer(DeviceState *, CommandState *list, uint32_t index, bool) {
   NullCommands &c = *self(list);
   KILN_RT_TRY(recording(c, "timer"));
   if (index >= c.desc.timers)
-    return error(KILN_INVALID_ARGUMENT, "timer ", index, ": the command list has ",
-                 c.desc.timers, " timer(s)");
+    return error(KILN_INVALID_ARGUMENT, "timer ", index, ": the command list has ", c.desc.timers,
+                 " timer(s)");
   return {};
 }
 
@@ -191,8 +191,10 @@ Status commands_submit(DeviceState *, CommandState *list) {
 
 Status commands_read_timers(DeviceState *, CommandState *list, uint64_t *ns, size_t count) {
   if (count > self(list)->desc.timers)
-    return error(KILN_INVALID_ARGUMENT, "read_timers: ", count, " timers asked for, the command "
-                 "list has ", self(list)->desc.timers);
+    return error(KILN_INVALID_ARGUMENT, "read_timers: ", count,
+                 " timers asked for, the command "
+                 "list has ",
+                 self(list)->desc.timers);
   std::fill(ns, ns + count, 0);
   return {};
 }

@@ -33,14 +33,14 @@ Status create_parts(Device &d, CommandList *l) {
   VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pci.queueFamilyIndex = d.physical.queue_family;
-  KILN_RT_TRY(check(d.vkCreateCommandPool(d.device, &pci, nullptr, &l->pool),
-                    "vkCreateCommandPool"));
+  KILN_RT_TRY(
+      check(d.vkCreateCommandPool(d.device, &pci, nullptr, &l->pool), "vkCreateCommandPool"));
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   ai.commandPool = l->pool;
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   ai.commandBufferCount = 1;
-  KILN_RT_TRY(check(d.vkAllocateCommandBuffers(d.device, &ai, &l->cmd),
-                    "vkAllocateCommandBuffers"));
+  KILN_RT_TRY(
+      check(d.vkAllocateCommandBuffers(d.device, &ai, &l->cmd), "vkAllocateCommandBuffers"));
   VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   KILN_RT_TRY(check(d.vkCreateFence(d.device, &fci, nullptr, &l->fence), "vkCreateFence"));
   if (l->desc.dispatches) {
@@ -56,8 +56,8 @@ Status create_parts(Device &d, CommandList *l) {
     VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
     qci.queryCount = 2 * l->desc.timers;
-    KILN_RT_TRY(check(d.vkCreateQueryPool(d.device, &qci, nullptr, &l->queries),
-                      "vkCreateQueryPool"));
+    KILN_RT_TRY(
+        check(d.vkCreateQueryPool(d.device, &qci, nullptr, &l->queries), "vkCreateQueryPool"));
   }
   return {};
 }
@@ -138,8 +138,8 @@ Status begin_commands(Device &d, CommandList &l) {
   if (l.state == CommandList::State::recording)
     return error(KILN_INVALID_ARGUMENT, "begin: the command list is already recording (call end)");
   if (l.dispatches)
-    KILN_RT_TRY(check(d.vkResetDescriptorPool(d.device, l.descriptors, 0),
-                      "vkResetDescriptorPool"));
+    KILN_RT_TRY(
+        check(d.vkResetDescriptorPool(d.device, l.descriptors, 0), "vkResetDescriptorPool"));
   l.dispatches = l.bindings = 0;
   l.written.assign(l.queries ? 2 * l.desc.timers : 0, 0);
   l.state = CommandList::State::empty;

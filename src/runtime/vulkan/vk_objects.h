@@ -37,7 +37,7 @@ struct CommandList {
   VkDescriptorPool descriptors = VK_NULL_HANDLE;
   VkQueryPool queries = VK_NULL_HANDLE;
   uint32_t dispatches = 0, bindings = 0; // recorded since begin
-  std::vector<uint8_t> written;           // per query: written since begin
+  std::vector<uint8_t> written;          // per query: written since begin
   enum class State { empty, recording, ended } state = State::empty;
   uint64_t errors_mark = 0; // validation errors counted before this recording or submission
 };
