@@ -129,8 +129,9 @@ struct CommandOps {
   Status (*end)(DeviceState *device, CommandState *list);
   // Runs the recorded list (ended, possibly submitted before) and waits for it to finish.
   Status (*submit)(DeviceState *device, CommandState *list);
-  // Nanoseconds between the start and end of timers [0, count) of the last submission, or
-  // zeros where the device has no timestamps.
+  // Nanoseconds between the start and end of timers [0, count) of the last submission: 0
+  // where the device has no timestamps or the recording did not write both ends. Refused
+  // before the recording has been submitted.
   Status (*read_timers)(DeviceState *device, CommandState *list, uint64_t *ns, size_t count);
 };
 

@@ -25,7 +25,7 @@ struct NullExecutable {
 };
 struct NullCommands {
   CommandListDesc desc;
-  bool recording = false, ended = false;
+  bool recording = false, ended = false, submitted = false;
   uint32_t dispatches = 0;
 };
 NullBuffer *self(BufferState *b) { return reinterpret_cast<NullBuffer *>(b); }
@@ -116,6 +116,7 @@ Status commands_begin(DeviceState *, CommandState *list) {
     return error(KILN_INVALID_ARGUMENT, "begin: the command list is already recording (call end)");
   c.recording = true;
   c.ended = false;
+  c.submitted = false;
   c.dispatches = 0;
   return {};
 }
@@ -184,17 +185,20 @@ Status commands_end(DeviceState *, CommandState *list) {
 
 Status commands_submit(DeviceState *, CommandState *list) {
   if (!self(list)->ended)
-    return error(KILN_INVALID_ARGUMENT, "submit: the command list was not recorded (call begin "
-                                        "and end first)");
+    return error(KILN_INVALID_ARGUMENT,
+                 "submit: the command list was not recorded (call begin and end first)");
+  self(list)->submitted = true;
   return {};
 }
 
 Status commands_read_timers(DeviceState *, CommandState *list, uint64_t *ns, size_t count) {
-  if (count > self(list)->desc.timers)
+  const NullCommands &c = *self(list);
+  if (count > c.desc.timers)
     return error(KILN_INVALID_ARGUMENT, "read_timers: ", count,
-                 " timers asked for, the command "
-                 "list has ",
-                 self(list)->desc.timers);
+                 " timers asked for, the command list has ", c.desc.timers);
+  if (!c.submitted)
+    return error(KILN_INVALID_ARGUMENT,
+                 "read_timers: the command list has not run since it was recorded (call submit)");
   std::fill(ns, ns + count, 0);
   return {};
 }

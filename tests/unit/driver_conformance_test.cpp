@@ -388,6 +388,9 @@ TEST_P(DriverObjects, CommandErrors) {
                 "executable is NULL");
   EXPECT_EQ(str(d_->command.copy(dev_, l, a, 0, a, 32, 32)), "OK: OK"); // adjacent halves
   EXPECT_EQ(str(d_->command.end(dev_, l)), "OK: OK");
+  uint64_t never[1] = {7};
+  EXPECT_STATUS(d_->command.read_timers(dev_, l, never, 1).release(), "INVALID_ARGUMENT",
+                "read_timers: the command list has not run since it was recorded");
   EXPECT_EQ(str(d_->command.submit(dev_, l)), "OK: OK");
   uint64_t ns[2] = {7, 7};
   EXPECT_STATUS(d_->command.read_timers(dev_, l, ns, 2).release(), "INVALID_ARGUMENT",

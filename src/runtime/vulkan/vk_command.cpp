@@ -141,6 +141,7 @@ Status begin_commands(Device &d, CommandList &l) {
     KILN_RT_TRY(
         check(d.vkResetDescriptorPool(d.device, l.descriptors, 0), "vkResetDescriptorPool"));
   l.dispatches = l.bindings = 0;
+  l.submitted = false;
   l.written.assign(l.queries ? 2 * l.desc.timers : 0, 0);
   l.state = CommandList::State::empty;
   l.errors_mark = d.instance->errors.load();
@@ -236,7 +237,9 @@ Status submit_commands(Device &d, CommandList &l) {
     return error(KILN_INVALID_ARGUMENT,
                  "submit: the command list was not recorded (call begin and end first)");
   KILN_RT_TRY(check_not_lost(d));
+  l.submitted = false;
   KILN_RT_TRY(submit_and_wait(d, l.cmd, l.fence));
+  l.submitted = true;
   const uint64_t errors = d.instance->errors.load();
   const uint64_t n = errors - l.errors_mark;
   l.errors_mark = errors;
@@ -250,6 +253,9 @@ Status read_timers(Device &d, CommandList &l, uint64_t *ns, size_t count) {
   if (count > l.desc.timers)
     return error(KILN_INVALID_ARGUMENT, "read_timers: ", count,
                  " timers asked for, the command list has ", l.desc.timers);
+  if (!l.submitted)
+    return error(KILN_INVALID_ARGUMENT,
+                 "read_timers: the command list has not run since it was recorded (call submit)");
   if (!l.queries || count == 0) {
     std::fill(ns, ns + count, 0);
     return {};

@@ -39,6 +39,7 @@ struct CommandList {
   uint32_t dispatches = 0, bindings = 0; // recorded since begin
   std::vector<uint8_t> written;          // per query: written since begin
   enum class State { empty, recording, ended } state = State::empty;
+  bool submitted = false;   // the recording has run (its queries were written)
   uint64_t errors_mark = 0; // validation errors counted before this recording or submission
 };
 
