@@ -54,7 +54,8 @@ struct DeviceOps {
   Status (*open)(size_t index, DeviceState **out);
   void (*destroy)(DeviceState *device);
   Status (*info)(const DeviceState *device, kiln_device_info *info);
-  void (*limits)(const DeviceState *device, DeviceLimits *limits);
+  // Also the device's health check at module load: DEVICE_LOST once the device was lost.
+  Status (*limits)(const DeviceState *device, DeviceLimits *limits);
   uint64_t (*validation_messages)(const DeviceState *device);
 };
 

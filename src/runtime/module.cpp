@@ -29,7 +29,7 @@ std::string device_name(const DriverVtable &driver, const DeviceState *device) {
 
 Status check_limits(const DriverVtable &driver, const DeviceState *device, const Program &p) {
   DeviceLimits lim;
-  driver.device.limits(device, &lim);
+  KILN_RT_TRY(driver.device.limits(device, &lim));
   for (size_t i = 0; i < p.commands.size(); ++i) {
     const Command &c = p.commands[i];
     if (c.kind != KILN_COMMAND_DISPATCH)

@@ -63,7 +63,10 @@ void destroy(DeviceState *device) { delete reinterpret_cast<NullDevice *>(device
 
 Status info(const DeviceState *, kiln_device_info *out) { return describe(0, out); }
 
-void limits(const DeviceState *, DeviceLimits *out) { *out = DeviceLimits{}; }
+Status limits(const DeviceState *, DeviceLimits *out) {
+  *out = DeviceLimits{};
+  return {};
+}
 
 uint64_t validation_messages(const DeviceState *) { return 0; }
 

@@ -66,12 +66,14 @@ Status info(const DeviceState *d, kiln_device_info *out) {
   return {};
 }
 
-void limits(const DeviceState *d, DeviceLimits *out) {
+Status limits(const DeviceState *d, DeviceLimits *out) {
+  KILN_RT_TRY(vk::check_not_lost(*self(d)));
   const VkPhysicalDeviceLimits &lim = self(d)->physical.limits;
   out->binding_offset_alignment = std::max<uint64_t>(lim.minStorageBufferOffsetAlignment, 1);
   out->max_binding_bytes = lim.maxStorageBufferRange;
   for (int k = 0; k < 3; ++k)
     out->max_workgroups[k] = lim.maxComputeWorkGroupCount[k];
+  return {};
 }
 
 uint64_t validation_messages(const DeviceState *d) { return self(d)->instance->messages.load(); }
