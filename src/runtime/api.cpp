@@ -1,6 +1,7 @@
 // The C API: handles, argument checks and exception containment around the drivers.
 #include "runtime/digest.h"
 #include "runtime/driver.h"
+#include "runtime/module.h"
 
 #include <cerrno>
 #include <cstring>
@@ -172,11 +173,10 @@ struct kiln_module {
   std::shared_ptr<DeviceHolder> device;
   std::unique_ptr<Program> program;
   std::vector<ExecutableState *> executables; // program->executables, built by the driver
-  ModuleState *state = nullptr;
+  std::unique_ptr<Module> module;              // uses the executables: destroyed first
   ~kiln_module() {
     const DriverVtable *d = device->driver;
-    if (state)
-      d->module.destroy(state);
+    module.reset();
     for (ExecutableState *e : executables)
       d->executable.destroy(device->state, e);
   }
@@ -311,8 +311,8 @@ Status load_module(kiln_device *device, const void *data, size_t size, int fd,
     KILN_RT_TRY(d->executable.create(state, *module->program, i, bytes, &exe));
     module->executables.push_back(exe);
   }
-  KILN_RT_TRY(d->module.create(state, *module->program, bytes, module->executables.data(),
-                               &module->state));
+  KILN_RT_TRY(Module::create(*d, state, *module->program, bytes, module->executables.data(),
+                             &module->module));
   *out_module = module.release();
   return {};
 }
@@ -460,7 +460,7 @@ kiln_status kiln_module_run_with_options(kiln_module *module, const kiln_tensor 
       args.command_ns = options->command_ns;
       args.command_ns_capacity = options->command_ns_capacity;
     }
-    return module->device->driver->module.run(module->state, args);
+    return module->module->run(args);
   });
 }
 

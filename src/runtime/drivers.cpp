@@ -1,4 +1,5 @@
-// Driver registry: register_builtin_drivers() is the one place drivers are registered.
+// Driver registry: register_builtin_drivers() is the one place drivers are registered; helpers
+// shared by the drivers.
 #include "runtime/driver.h"
 
 #include <cstdio>
@@ -89,6 +90,15 @@ void set_info_strings(kiln_device_info *info, const char *driver, size_t index, 
   std::snprintf(info->driver, sizeof info->driver, "%s", driver);
   std::snprintf(info->uri, sizeof info->uri, "%s:%zu", driver, index);
   std::snprintf(info->name, sizeof info->name, "%s", name);
+}
+
+Status check_range(const char *what, uint64_t offset, uint64_t bytes, uint64_t size) {
+  if (offset > size || bytes > size - offset)
+    return error(KILN_INVALID_ARGUMENT, what, ": bytes [", offset, ", +", bytes,
+                 ") are outside the buffer of ", size, " bytes");
+  if (bytes == 0)
+    return error(KILN_INVALID_ARGUMENT, what, ": a range of 0 bytes (at offset ", offset, ")");
+  return {};
 }
 
 } // namespace kiln::rt

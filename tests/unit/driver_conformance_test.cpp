@@ -2,8 +2,14 @@
 // whose device is missing, such as vulkan without a GPU or lavapipe, is skipped). Drivers that
 // execute programs must give exact values; the null driver (a test double that runs nothing
 // and writes zeros) must accept the same artifacts and arguments and refuse the same errors.
+// The DriverObjects cases drive the driver's buffer, executable and command objects directly
+// (runtime/driver.h), as the generic module does.
 #include "runtime_test_util.h"
 
+#include "runtime/driver.h"
+#include "runtime/module.h"
+
+#include <memory>
 #include <string>
 
 using namespace runtime_test;
@@ -208,6 +214,272 @@ TEST_P(DriverConformance, BadBindingsAreRefused) {
                 "executable 0 ('add') has 6 push constant bytes (a multiple of 4");
   EXPECT_EQ(m, nullptr);
 }
+
+// Driver objects, used directly. Every buffer and list a case creates is released by TearDown
+// (before the device), also when the case fails half-way.
+namespace rt = kiln::rt;
+
+std::string str(rt::Status s) { return take(s.release()); }
+
+class DriverObjects : public ::testing::TestWithParam<DriverCase> {
+protected:
+  void SetUp() override {
+    d_ = rt::find_driver(GetParam().name);
+    ASSERT_NE(d_, nullptr);
+    size_t count = 0, index = 0;
+    if (!d_->device.count(&count).ok() || count == 0)
+      GTEST_SKIP() << "no " << GetParam().name << " device";
+    ASSERT_EQ(str(d_->device.default_device(&index)), "OK: OK");
+    ASSERT_EQ(str(d_->device.open(index, &dev_)), "OK: OK");
+  }
+  void TearDown() override {
+    if (!dev_)
+      return;
+    for (rt::CommandState *l : lists_)
+      d_->command.destroy(dev_, l);
+    for (rt::BufferState *b : buffers_)
+      d_->buffer.destroy(dev_, b);
+    for (rt::ExecutableState *e : executables_)
+      d_->executable.destroy(dev_, e);
+    EXPECT_EQ(d_->device.validation_messages(dev_), 0u) << "validation layer messages (stderr)";
+    d_->device.destroy(dev_);
+  }
+  rt::BufferState *buffer(uint64_t bytes, rt::MemoryKind kind = rt::MemoryKind::device) {
+    rt::BufferState *b = nullptr;
+    EXPECT_EQ(str(d_->buffer.create(dev_, bytes, kind, &b)), "OK: OK") << bytes << " bytes";
+    if (b)
+      buffers_.push_back(b);
+    return b;
+  }
+  rt::CommandState *list(rt::CommandListDesc desc = {}) {
+    rt::CommandState *l = nullptr;
+    EXPECT_EQ(str(d_->command.create(dev_, desc, &l)), "OK: OK");
+    if (l)
+      lists_.push_back(l);
+    return l;
+  }
+  // Fills a buffer with `byte` through the generic transfer helpers.
+  void fill(rt::BufferState *b, uint8_t byte) {
+    std::vector<uint8_t> v(size_t(d_->buffer.size(b)), byte);
+    EXPECT_EQ(str(rt::write_buffer(*d_, dev_, b, 0, v.data(), v.size())), "OK: OK");
+  }
+  std::vector<uint8_t> contents(rt::BufferState *b) {
+    std::vector<uint8_t> v(size_t(d_->buffer.size(b)), 0x11);
+    EXPECT_EQ(str(rt::read_buffer(*d_, dev_, b, 0, v.data(), v.size())), "OK: OK");
+    return v;
+  }
+  const rt::DriverVtable *d_ = nullptr;
+  rt::DeviceState *dev_ = nullptr;
+  std::vector<rt::BufferState *> buffers_;
+  std::vector<rt::CommandState *> lists_;
+  std::vector<rt::ExecutableState *> executables_;
+};
+
+std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = uint8_t(seed + 31 * i + (i >> 8));
+  return v;
+}
+
+// Poisoned buffers of every kind and of odd, small and multi-chunk sizes take a pattern at an
+// offset and give back exactly it, the poison around it untouched.
+TEST_P(DriverObjects, BufferRoundTrip) {
+  for (rt::MemoryKind kind : {rt::MemoryKind::device, rt::MemoryKind::upload,
+                              rt::MemoryKind::readback})
+    for (uint64_t size : {uint64_t(13), uint64_t(4096), (uint64_t(9) << 20) + 12}) {
+      rt::BufferState *b = buffer(size, kind);
+      ASSERT_NE(b, nullptr);
+      EXPECT_EQ(d_->buffer.size(b), size);
+      if (kind != rt::MemoryKind::device) {
+        EXPECT_NE(d_->buffer.host_pointer(dev_, b), nullptr) << "staging buffers are mapped";
+      }
+      fill(b, 0xA5);
+      const uint64_t at = size / 3, n = size - at - 1;
+      const std::vector<uint8_t> p = pattern(size_t(n), uint8_t(size));
+      EXPECT_EQ(str(rt::write_buffer(*d_, dev_, b, at, p.data(), n)), "OK: OK");
+      std::vector<uint8_t> want(size_t(size), 0xA5);
+      std::copy(p.begin(), p.end(), want.begin() + at);
+      EXPECT_TRUE(contents(b) == want) << "size " << size << " kind " << int(kind);
+      std::vector<uint8_t> part(static_cast<size_t>(n));
+      EXPECT_EQ(str(rt::read_buffer(*d_, dev_, b, at, part.data(), n)), "OK: OK");
+      EXPECT_TRUE(part == p);
+    }
+}
+
+// Zero-size buffers and ranges outside a buffer are refused with a message, and nothing changes.
+TEST_P(DriverObjects, BufferErrors) {
+  rt::BufferState *none = nullptr;
+  EXPECT_STATUS(d_->buffer.create(dev_, 0, rt::MemoryKind::device, &none).release(),
+                "INVALID_ARGUMENT", "buffer of 0 bytes");
+  EXPECT_EQ(none, nullptr);
+  rt::BufferState *b = buffer(64);
+  ASSERT_NE(b, nullptr);
+  fill(b, 0xA5);
+  std::vector<uint8_t> v(128, 1);
+  EXPECT_STATUS(rt::write_buffer(*d_, dev_, b, 0, v.data(), 65).release(), "INVALID_ARGUMENT",
+                "buffer write: bytes [0, +65) are outside the buffer of 64 bytes");
+  EXPECT_STATUS(rt::write_buffer(*d_, dev_, b, 60, v.data(), 8).release(), "INVALID_ARGUMENT",
+                "bytes [60, +8) are outside");
+  EXPECT_STATUS(rt::write_buffer(*d_, dev_, b, UINT64_MAX, v.data(), 2).release(),
+                "INVALID_ARGUMENT", "outside the buffer of 64 bytes");
+  EXPECT_STATUS(rt::read_buffer(*d_, dev_, b, 1, v.data(), 64).release(), "INVALID_ARGUMENT",
+                "buffer read: bytes [1, +64) are outside");
+  EXPECT_STATUS(rt::read_buffer(*d_, dev_, b, 65, v.data(), 0).release(), "INVALID_ARGUMENT",
+                "outside the buffer");
+  EXPECT_STATUS(rt::write_buffer(*d_, dev_, nullptr, 0, v.data(), 4).release(),
+                "INVALID_ARGUMENT", "buffer is NULL");
+  EXPECT_EQ(str(rt::write_buffer(*d_, dev_, b, 64, v.data(), 0)), "OK: OK"); // empty, at the end
+  EXPECT_TRUE(contents(b) == std::vector<uint8_t>(64, 0xA5));
+}
+
+// A recorded copy runs on every submission (the list is replayed) and moves exactly its range;
+// the null driver runs nothing, so there the destination keeps its poison.
+TEST_P(DriverObjects, CopyCommand) {
+  rt::BufferState *src = buffer(256), *dst = buffer(256);
+  ASSERT_TRUE(src && dst);
+  const std::vector<uint8_t> p = pattern(256, 7);
+  EXPECT_EQ(str(rt::write_buffer(*d_, dev_, src, 0, p.data(), p.size())), "OK: OK");
+  fill(dst, 0xA5);
+  rt::CommandState *l = list();
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(str(d_->command.begin(dev_, l)), "OK: OK");
+  EXPECT_EQ(str(d_->command.copy(dev_, l, src, 8, dst, 16, 100)), "OK: OK");
+  EXPECT_EQ(str(d_->command.barrier(dev_, l)), "OK: OK");
+  EXPECT_EQ(str(d_->command.end(dev_, l)), "OK: OK");
+  std::vector<uint8_t> want(256, 0xA5);
+  if (GetParam().executes)
+    std::copy(p.begin() + 8, p.begin() + 108, want.begin() + 16);
+  for (int rep = 0; rep < 2; ++rep) {
+    EXPECT_EQ(str(d_->command.submit(dev_, l)), "OK: OK");
+    EXPECT_TRUE(contents(dst) == want) << "submission " << rep;
+    fill(dst, 0xA5);
+  }
+}
+
+// Misuse of a command list is refused with a message: commands outside a recording, submitting
+// an unrecorded list, ranges outside the buffers, empty and overlapping copies, unknown timers.
+TEST_P(DriverObjects, CommandErrors) {
+  rt::BufferState *a = buffer(64), *b = buffer(32);
+  ASSERT_TRUE(a && b);
+  rt::CommandState *l = list(rt::CommandListDesc{0, 0, 1});
+  ASSERT_NE(l, nullptr);
+  EXPECT_STATUS(d_->command.submit(dev_, l).release(), "INVALID_ARGUMENT",
+                "submit: the command list was not recorded");
+  EXPECT_STATUS(d_->command.copy(dev_, l, a, 0, b, 0, 4).release(), "INVALID_ARGUMENT",
+                "copy: the command list is not recording");
+  EXPECT_STATUS(d_->command.end(dev_, l).release(), "INVALID_ARGUMENT", "not recording");
+  EXPECT_EQ(str(d_->command.begin(dev_, l)), "OK: OK");
+  EXPECT_STATUS(d_->command.begin(dev_, l).release(), "INVALID_ARGUMENT", "already recording");
+  EXPECT_STATUS(d_->command.copy(dev_, l, a, 0, b, 0, 33).release(), "INVALID_ARGUMENT",
+                "copy destination: bytes [0, +33) are outside the buffer of 32 bytes");
+  EXPECT_STATUS(d_->command.copy(dev_, l, a, 40, b, 0, 32).release(), "INVALID_ARGUMENT",
+                "copy source: bytes [40, +32) are outside the buffer of 64 bytes");
+  EXPECT_STATUS(d_->command.copy(dev_, l, a, 0, b, 0, 0).release(), "INVALID_ARGUMENT",
+                "a range of 0 bytes");
+  EXPECT_STATUS(d_->command.copy(dev_, l, a, 0, a, 8, 16).release(), "INVALID_ARGUMENT",
+                "overlap");
+  EXPECT_STATUS(d_->command.copy(dev_, l, nullptr, 0, a, 8, 16).release(), "INVALID_ARGUMENT",
+                "source buffer is NULL");
+  EXPECT_STATUS(d_->command.timer(dev_, l, 1, false).release(), "INVALID_ARGUMENT",
+                "timer 1: the command list has 1 timer(s)");
+  rt::Dispatch none;
+  EXPECT_STATUS(d_->command.dispatch(dev_, l, none).release(), "INVALID_ARGUMENT",
+                "executable is NULL");
+  EXPECT_EQ(str(d_->command.copy(dev_, l, a, 0, a, 32, 32)), "OK: OK"); // adjacent halves
+  EXPECT_EQ(str(d_->command.end(dev_, l)), "OK: OK");
+  uint64_t never[1] = {7};
+  EXPECT_STATUS(d_->command.read_timers(dev_, l, never, 1).release(), "INVALID_ARGUMENT",
+                "read_timers: the command list has not run since it was recorded");
+  EXPECT_EQ(str(d_->command.submit(dev_, l)), "OK: OK");
+  uint64_t ns[2] = {7, 7};
+  EXPECT_STATUS(d_->command.read_timers(dev_, l, ns, 2).release(), "INVALID_ARGUMENT",
+                "2 timers asked for, the command list has 1");
+  EXPECT_EQ(str(d_->command.read_timers(dev_, l, ns, 1)), "OK: OK");
+  EXPECT_EQ(ns[0], 0u) << "a timer never recorded reads 0";
+}
+
+// The add kernel (tests/unit/runtime_add.comp) dispatched alone, timed: c = a + b on a driver
+// that executes, c untouched on null; the timer is written (0 where there are no timestamps).
+// Wrong binding counts, ranges and a list's capacity are refused.
+TEST_P(DriverObjects, DispatchAddKernel) {
+  const std::vector<uint8_t> artifact = make_artifact();
+  std::unique_ptr<rt::Program> program;
+  rt::ArtifactBytes bytes;
+  ASSERT_EQ(str(rt::parse_artifact(artifact.data(), artifact.size(), &program, &bytes)),
+            "OK: OK");
+  rt::ExecutableState *exe = nullptr;
+  ASSERT_EQ(str(d_->executable.create(dev_, *program, 0, bytes, &exe)), "OK: OK");
+  executables_.push_back(exe);
+  rt::BufferState *a = buffer(kBytes), *b = buffer(kBytes), *c = buffer(kBytes + 64);
+  ASSERT_TRUE(a && b && c);
+  std::vector<float> x(kN), y(kN);
+  for (int64_t i = 0; i < kN; ++i) {
+    x[i] = 0.5f * float(i) - 3.0f;
+    y[i] = float(i * i) + 0.25f;
+  }
+  EXPECT_EQ(str(rt::write_buffer(*d_, dev_, a, 0, x.data(), kBytes)), "OK: OK");
+  EXPECT_EQ(str(rt::write_buffer(*d_, dev_, b, 0, y.data(), kBytes)), "OK: OK");
+  fill(c, 0xA5);
+  rt::CommandState *l = list(rt::CommandListDesc{1, 3, 1});
+  ASSERT_NE(l, nullptr);
+  const uint32_t n = uint32_t(kN);
+  rt::Binding binds[3] = {{a, 0, kBytes}, {b, 0, kBytes}, {c, 64, kBytes}};
+  rt::Dispatch add;
+  add.executable = exe;
+  add.bindings = binds;
+  add.binding_count = 3;
+  add.push_constants = &n;
+  add.push_constant_bytes = 4;
+  add.workgroups = {2, 1, 1};
+  EXPECT_EQ(str(d_->command.begin(dev_, l)), "OK: OK");
+  add.binding_count = 2;
+  EXPECT_STATUS(d_->command.dispatch(dev_, l, add).release(), "INVALID_ARGUMENT",
+                "dispatch of 'add': 2 bindings given, the executable has 3");
+  add.binding_count = 3;
+  binds[2].offset = 128;
+  EXPECT_STATUS(d_->command.dispatch(dev_, l, add).release(), "INVALID_ARGUMENT",
+                "dispatch of 'add' binding 2: bytes [128, +400) are outside the buffer of 464");
+  binds[2].offset = 64;
+  EXPECT_EQ(str(d_->command.timer(dev_, l, 0, false)), "OK: OK");
+  EXPECT_EQ(str(d_->command.dispatch(dev_, l, add)), "OK: OK");
+  EXPECT_EQ(str(d_->command.timer(dev_, l, 0, true)), "OK: OK");
+  EXPECT_STATUS(d_->command.dispatch(dev_, l, add).release(), "INVALID_ARGUMENT",
+                "the command list holds at most 1 dispatch(es)");
+  EXPECT_EQ(str(d_->command.barrier(dev_, l)), "OK: OK");
+  EXPECT_EQ(str(d_->command.end(dev_, l)), "OK: OK");
+  EXPECT_EQ(str(d_->command.submit(dev_, l)), "OK: OK");
+  uint64_t ns = ~uint64_t(0);
+  EXPECT_EQ(str(d_->command.read_timers(dev_, l, &ns, 1)), "OK: OK");
+  EXPECT_NE(ns, ~uint64_t(0)) << "the timer was not written";
+  const std::vector<uint8_t> got = contents(c);
+  EXPECT_TRUE(std::all_of(got.begin(), got.begin() + 64, [](uint8_t v) { return v == 0xA5; }))
+      << "bytes before the binding were written";
+  std::vector<float> sum(kN);
+  std::memcpy(sum.data(), got.data() + 64, kBytes);
+  for (int64_t i = 0; i < kN; ++i) {
+    if (GetParam().executes) {
+      ASSERT_EQ(sum[i], x[i] + y[i]) << i;
+    } else {
+      uint32_t bits;
+      std::memcpy(&bits, &sum[i], 4);
+      ASSERT_EQ(bits, 0xA5A5A5A5u) << i;
+    }
+  }
+  // Recorded again from the start, the list runs the new recording.
+  EXPECT_EQ(str(d_->command.begin(dev_, l)), "OK: OK");
+  EXPECT_EQ(str(d_->command.dispatch(dev_, l, add)), "OK: OK");
+  EXPECT_EQ(str(d_->command.barrier(dev_, l)), "OK: OK");
+  EXPECT_EQ(str(d_->command.end(dev_, l)), "OK: OK");
+  EXPECT_EQ(str(d_->command.submit(dev_, l)), "OK: OK");
+}
+
+INSTANTIATE_TEST_SUITE_P(Drivers, DriverObjects,
+                         ::testing::Values(DriverCase{"null", false, true},
+                                           DriverCase{"vulkan", true, false}),
+                         [](const ::testing::TestParamInfo<DriverCase> &info) {
+                           return std::string(info.param.name);
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Drivers, DriverConformance,
                          ::testing::Values(DriverCase{"null", false, true},

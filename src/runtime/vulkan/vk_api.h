@@ -58,6 +58,7 @@ namespace kiln::rt::vk {
   X(vkDestroyPipelineLayout)                                                                       \
   X(vkCreateComputePipelines)                                                                      \
   X(vkDestroyPipeline)                                                                             \
+  X(vkResetDescriptorPool)                                                                         \
   X(vkCreateDescriptorPool)                                                                        \
   X(vkDestroyDescriptorPool)                                                                       \
   X(vkAllocateDescriptorSets)                                                                      \

@@ -32,8 +32,9 @@ Status enumerate(const Instance &instance, std::vector<PhysicalInfo> *out);
 //              fails with VK_ERROR_OUT_OF_DEVICE_MEMORY
 //   submit:N   the Nth vkQueueSubmit fails with VK_ERROR_DEVICE_LOST (nothing is submitted)
 //   lost:N     the Nth vkWaitForFences waits as usual, then reports VK_ERROR_DEVICE_LOST
-//   no-barriers  records programs without barriers between commands: a deliberate data race
-//              for proving that synchronization validation (KILN_VULKAN_VALIDATION=sync) works
+//   no-barriers  command lists record no barriers (CommandOps::barrier does nothing): a
+//              deliberate data race between a program's commands, for proving that
+//              synchronization validation (KILN_VULKAN_VALIDATION=sync) works
 //   no-map     never maps device-local memory, so constants, inputs and outputs go through
 //              staging buffers and copies as on a discrete GPU (lavapipe's memory is mappable)
 // Settings combine with commas (e.g. "no-map,submit:2"); at most one of them counts calls.

@@ -1,13 +1,19 @@
-// The "vulkan" driver vtable: glue between the driver interface and vk_device / vk_module.
+// The "vulkan" driver vtable: glue between the driver interface and vk_device (devices,
+// buffers), vk_executable (pipelines) and vk_command (command lists).
 #include "runtime/driver.h"
-#include "runtime/vulkan/vk_module.h"
+#include "runtime/vulkan/vk_objects.h"
+
+#include <algorithm>
+#include <memory>
 
 namespace kiln::rt {
 namespace {
 
 vk::Device *self(DeviceState *d) { return reinterpret_cast<vk::Device *>(d); }
 const vk::Device *self(const DeviceState *d) { return reinterpret_cast<const vk::Device *>(d); }
-vk::Module *self(ModuleState *m) { return reinterpret_cast<vk::Module *>(m); }
+vk::Buffer *self(BufferState *b) { return reinterpret_cast<vk::Buffer *>(b); }
+const vk::Buffer *self(const BufferState *b) { return reinterpret_cast<const vk::Buffer *>(b); }
+vk::CommandList &self(CommandState *c) { return *reinterpret_cast<vk::CommandList *>(c); }
 
 // Enumerates devices with a short-lived instance (no validation: nothing runs on it).
 Status physical_devices(std::vector<vk::PhysicalInfo> *out) {
@@ -60,7 +66,46 @@ Status info(const DeviceState *d, kiln_device_info *out) {
   return {};
 }
 
+Status limits(const DeviceState *d, DeviceLimits *out) {
+  KILN_RT_TRY(vk::check_not_lost(*self(d)));
+  const VkPhysicalDeviceLimits &lim = self(d)->physical.limits;
+  out->binding_offset_alignment = std::max<uint64_t>(lim.minStorageBufferOffsetAlignment, 1);
+  out->max_binding_bytes = lim.maxStorageBufferRange;
+  for (int k = 0; k < 3; ++k)
+    out->max_workgroups[k] = lim.maxComputeWorkGroupCount[k];
+  return {};
+}
+
 uint64_t validation_messages(const DeviceState *d) { return self(d)->instance->messages.load(); }
+
+// Every buffer can be bound and copied from and to; device buffers prefer device-local memory
+// (host-addressable where it is also host-visible: unified memory), staging buffers need
+// host-visible memory.
+Status buffer_create(DeviceState *state, uint64_t bytes, MemoryKind kind, BufferState **out) {
+  vk::Device &d = *self(state);
+  KILN_RT_TRY(vk::check_not_lost(d));
+  if (bytes == 0)
+    return error(KILN_INVALID_ARGUMENT, "cannot create a buffer of 0 bytes");
+  constexpr VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  auto b = std::make_unique<vk::Buffer>();
+  KILN_RT_TRY(vk::create_buffer(d, bytes, usage,
+                                kind == MemoryKind::device ? vk::MemoryUse::device_local
+                                                           : vk::MemoryUse::host_visible,
+                                b.get()));
+  *out = reinterpret_cast<BufferState *>(b.release());
+  return {};
+}
+
+void buffer_destroy(DeviceState *d, BufferState *b) {
+  vk::destroy_buffer(*self(d), self(b));
+  delete self(b);
+}
+
+void *buffer_host_pointer(DeviceState *, BufferState *b) { return self(b)->mapped; }
+
+uint64_t buffer_size(const BufferState *b) { return self(b)->size; }
 
 Status executable_create(DeviceState *d, const Program &program, size_t index,
                          const ArtifactBytes &bytes, ExecutableState **out) {
@@ -74,24 +119,55 @@ void executable_destroy(DeviceState *d, ExecutableState *e) {
   vk::destroy_executable(*self(d), reinterpret_cast<vk::Pipeline *>(e));
 }
 
-Status module_create(DeviceState *d, const Program &program, const ArtifactBytes &bytes,
-                     ExecutableState *const *executables, ModuleState **out) {
-  std::unique_ptr<vk::Module> m;
-  KILN_RT_TRY(vk::create_module(*self(d), program, bytes,
-                                reinterpret_cast<const vk::Pipeline *const *>(executables), &m));
-  *out = reinterpret_cast<ModuleState *>(m.release());
+Status commands_create(DeviceState *d, const CommandListDesc &desc, CommandState **out) {
+  std::unique_ptr<vk::CommandList> list;
+  KILN_RT_TRY(vk::create_commands(*self(d), desc, &list));
+  *out = reinterpret_cast<CommandState *>(list.release());
   return {};
 }
 
-void module_destroy(ModuleState *m) { delete self(m); }
+void commands_destroy(DeviceState *d, CommandState *c) {
+  vk::destroy_commands(*self(d), &self(c));
+}
 
-Status module_run(ModuleState *m, const RunArgs &args) { return vk::run_module(*self(m), args); }
+Status commands_begin(DeviceState *d, CommandState *c) {
+  return vk::begin_commands(*self(d), self(c));
+}
+
+Status commands_dispatch(DeviceState *d, CommandState *c, const Dispatch &dispatch) {
+  return vk::record_dispatch(*self(d), self(c), dispatch);
+}
+
+Status commands_copy(DeviceState *d, CommandState *c, BufferState *src, uint64_t src_offset,
+                     BufferState *dst, uint64_t dst_offset, uint64_t bytes) {
+  return vk::record_copy(*self(d), self(c), self(src), src_offset, self(dst), dst_offset, bytes);
+}
+
+Status commands_barrier(DeviceState *d, CommandState *c) {
+  return vk::record_barrier(*self(d), self(c));
+}
+
+Status commands_timer(DeviceState *d, CommandState *c, uint32_t index, bool end) {
+  return vk::record_timer(*self(d), self(c), index, end);
+}
+
+Status commands_end(DeviceState *d, CommandState *c) { return vk::end_commands(*self(d), self(c)); }
+
+Status commands_submit(DeviceState *d, CommandState *c) {
+  return vk::submit_commands(*self(d), self(c));
+}
+
+Status commands_read_timers(DeviceState *d, CommandState *c, uint64_t *ns, size_t count) {
+  return vk::read_timers(*self(d), self(c), ns, count);
+}
 
 const DriverVtable kVulkanDriver = {
     "vulkan",
-    {count, describe, default_device, open, destroy, info, validation_messages},
+    {count, describe, default_device, open, destroy, info, limits, validation_messages},
+    {buffer_create, buffer_destroy, buffer_host_pointer, buffer_size},
     {executable_create, executable_destroy},
-    {module_create, module_destroy, module_run},
+    {commands_create, commands_destroy, commands_begin, commands_dispatch, commands_copy,
+     commands_barrier, commands_timer, commands_end, commands_submit, commands_read_timers},
 };
 
 } // namespace

@@ -1,0 +1,384 @@
+// The generic module (module.h): load-time checks and constants, the frame pool, recording the
+// program into a frame's command list, and one call. Nothing here knows which driver runs it.
+#include "runtime/module.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kiln::rt {
+
+struct Frame {
+  BufferState *arena = nullptr;
+  std::vector<BufferState *> inputs, outputs;               // bound by the program
+  std::vector<BufferState *> input_staging, output_staging; // null where the above are mapped
+  std::vector<void *> input_host, output_host; // where a call writes inputs / reads outputs
+  CommandState *commands = nullptr;
+};
+
+namespace {
+
+// Staging memory for transfers to and from buffers the host cannot address.
+constexpr uint64_t kStagingBytes = uint64_t(4) << 20;
+
+std::string device_name(const DriverVtable &driver, const DeviceState *device) {
+  kiln_device_info info{};
+  if (!driver.device.info(device, &info).ok())
+    return driver.name;
+  return info.name;
+}
+
+Status check_limits(const DriverVtable &driver, const DeviceState *device, const Program &p) {
+  DeviceLimits lim;
+  KILN_RT_TRY(driver.device.limits(device, &lim));
+  for (size_t i = 0; i < p.commands.size(); ++i) {
+    const Command &c = p.commands[i];
+    if (c.kind != KILN_COMMAND_DISPATCH)
+      continue;
+    for (size_t j = 0; j < c.bindings.size(); ++j) {
+      const BufferRef &b = c.bindings[j];
+      if (b.offset % lim.binding_offset_alignment != 0)
+        return error(KILN_UNSUPPORTED, "command ", i, " binding ", j, " starts at byte offset ",
+                     b.offset, " of ", buffer_kind_name(b.kind), " buffer, but device '",
+                     device_name(driver, device), "' needs storage buffer offsets aligned to ",
+                     lim.binding_offset_alignment, " bytes");
+      if (b.size > lim.max_binding_bytes)
+        return error(KILN_UNSUPPORTED, "command ", i, " binding ", j, " spans ", b.size,
+                     " bytes, more than the ", lim.max_binding_bytes,
+                     "-byte maxStorageBufferRange of device '", device_name(driver, device), "'");
+    }
+    for (int k = 0; k < 3; ++k)
+      if (c.workgroups[k] > lim.max_workgroups[k])
+        return error(KILN_UNSUPPORTED, "command ", i, " dispatches ", c.workgroups[k],
+                     " workgroups in dimension ", k, "; device '", device_name(driver, device),
+                     "' allows ", lim.max_workgroups[k]);
+  }
+  return {};
+}
+
+// Owns a buffer or command list of the driver for the length of a scope.
+struct ScopedBuffer {
+  const DriverVtable &driver;
+  DeviceState *device;
+  BufferState *buffer = nullptr;
+  ~ScopedBuffer() {
+    if (buffer)
+      driver.buffer.destroy(device, buffer);
+  }
+};
+struct ScopedCommands {
+  const DriverVtable &driver;
+  DeviceState *device;
+  CommandState *list = nullptr;
+  ~ScopedCommands() {
+    if (list)
+      driver.command.destroy(device, list);
+  }
+};
+
+// Records one copy (and, for a readback, the barrier that makes it visible to the host) into
+// `list` and runs it.
+Status copy_now(const DriverVtable &d, DeviceState *device, CommandState *list, BufferState *src,
+                uint64_t src_offset, BufferState *dst, uint64_t dst_offset, uint64_t n,
+                bool to_host) {
+  KILN_RT_TRY(d.command.begin(device, list));
+  KILN_RT_TRY(d.command.copy(device, list, src, src_offset, dst, dst_offset, n));
+  if (to_host)
+    KILN_RT_TRY(d.command.barrier(device, list));
+  KILN_RT_TRY(d.command.end(device, list));
+  return d.command.submit(device, list);
+}
+
+Status check_transfer(const DriverVtable &d, BufferState *buffer, const char *what, uint64_t offset,
+                      uint64_t n) {
+  if (!buffer)
+    return error(KILN_INVALID_ARGUMENT, what, ": buffer is NULL");
+  const uint64_t size = d.buffer.size(buffer);
+  if (n == 0 && offset <= size)
+    return {};
+  return check_range(what, offset, n, size);
+}
+
+} // namespace
+
+Status write_buffer(const DriverVtable &d, DeviceState *device, BufferState *buffer,
+                    uint64_t offset, uint64_t n, ReadSource read_source, const void *context) {
+  KILN_RT_TRY(check_transfer(d, buffer, "buffer write", offset, n));
+  if (n == 0)
+    return {};
+  if (auto *host = static_cast<uint8_t *>(d.buffer.host_pointer(device, buffer)))
+    return read_source(context, 0, host + offset, size_t(n));
+  ScopedBuffer staging{d, device};
+  KILN_RT_TRY(
+      d.buffer.create(device, std::min(n, kStagingBytes), MemoryKind::upload, &staging.buffer));
+  ScopedCommands commands{d, device};
+  KILN_RT_TRY(d.command.create(device, CommandListDesc{}, &commands.list));
+  void *host = d.buffer.host_pointer(device, staging.buffer);
+  for (uint64_t at = 0; at < n; at += kStagingBytes) {
+    const uint64_t chunk = std::min(kStagingBytes, n - at);
+    KILN_RT_TRY(read_source(context, at, host, size_t(chunk)));
+    KILN_RT_TRY(
+        copy_now(d, device, commands.list, staging.buffer, 0, buffer, offset + at, chunk, false));
+  }
+  return {};
+}
+
+Status write_buffer(const DriverVtable &d, DeviceState *device, BufferState *buffer,
+                    uint64_t offset, const void *src, uint64_t n) {
+  if (n && !src)
+    return error(KILN_INVALID_ARGUMENT, "buffer write: source is NULL");
+  auto from_memory = [](const void *context, uint64_t at, void *dst, size_t bytes) -> Status {
+    std::memcpy(dst, static_cast<const uint8_t *>(context) + at, bytes);
+    return {};
+  };
+  return write_buffer(d, device, buffer, offset, n, from_memory, src);
+}
+
+Status read_buffer(const DriverVtable &d, DeviceState *device, BufferState *buffer, uint64_t offset,
+                   void *dst, uint64_t n) {
+  KILN_RT_TRY(check_transfer(d, buffer, "buffer read", offset, n));
+  if (n == 0)
+    return {};
+  if (!dst)
+    return error(KILN_INVALID_ARGUMENT, "buffer read: destination is NULL");
+  if (auto *host = static_cast<const uint8_t *>(d.buffer.host_pointer(device, buffer))) {
+    std::memcpy(dst, host + offset, size_t(n));
+    return {};
+  }
+  ScopedBuffer staging{d, device};
+  KILN_RT_TRY(
+      d.buffer.create(device, std::min(n, kStagingBytes), MemoryKind::readback, &staging.buffer));
+  ScopedCommands commands{d, device};
+  KILN_RT_TRY(d.command.create(device, CommandListDesc{}, &commands.list));
+  const void *host = d.buffer.host_pointer(device, staging.buffer);
+  for (uint64_t at = 0; at < n; at += kStagingBytes) {
+    const uint64_t chunk = std::min(kStagingBytes, n - at);
+    KILN_RT_TRY(
+        copy_now(d, device, commands.list, buffer, offset + at, staging.buffer, 0, chunk, true));
+    std::memcpy(static_cast<uint8_t *>(dst) + at, host, size_t(chunk));
+  }
+  return {};
+}
+
+Status Module::create(const DriverVtable &driver, DeviceState *device, const Program &program,
+                      const ArtifactBytes &bytes, ExecutableState *const *executables,
+                      std::unique_ptr<Module> *out) {
+  KILN_RT_TRY(check_limits(driver, device, program));
+  std::unique_ptr<Module> m(new Module());
+  m->driver_ = &driver;
+  m->device_ = device;
+  m->program_ = &program;
+  m->executables_.assign(executables, executables + program.executables.size());
+  if (program.constant_bytes) {
+    KILN_RT_TRY(
+        driver.buffer.create(device, program.constant_bytes, MemoryKind::device, &m->constants_));
+    auto from_artifact = [](const void *context, uint64_t at, void *dst, size_t n) -> Status {
+      return static_cast<const ArtifactBytes *>(context)->read_constants(at, dst, n);
+    };
+    KILN_RT_TRY(write_buffer(driver, device, m->constants_, 0, program.constant_bytes,
+                             from_artifact, &bytes));
+  }
+  *out = std::move(m);
+  return {};
+}
+
+Module::~Module() {
+  for (auto &f : frames_)
+    destroy_frame(f.get());
+  if (constants_)
+    driver_->buffer.destroy(device_, constants_);
+}
+
+BufferState *Module::buffer_of(const Frame &f, const BufferRef &ref) const {
+  switch (ref.kind) {
+  case BufferKind::constant:
+    return constants_;
+  case BufferKind::input:
+    return f.inputs[ref.index];
+  case BufferKind::output:
+    return f.outputs[ref.index];
+  case BufferKind::transient:
+    return f.arena;
+  }
+  return f.arena;
+}
+
+namespace {
+
+// Creates the device buffer of each tensor, and a staging buffer of `staging_kind` where the
+// host cannot address it. Zero-byte tensors get no buffer (the program never binds them).
+Status create_io(const DriverVtable &d, DeviceState *device, const std::vector<TensorSig> &sigs,
+                 MemoryKind staging_kind, std::vector<BufferState *> *bufs,
+                 std::vector<BufferState *> *staging, std::vector<void *> *host) {
+  bufs->assign(sigs.size(), nullptr);
+  staging->assign(sigs.size(), nullptr);
+  host->assign(sigs.size(), nullptr);
+  for (size_t i = 0; i < sigs.size(); ++i) {
+    if (sigs[i].bytes == 0)
+      continue;
+    KILN_RT_TRY(d.buffer.create(device, sigs[i].bytes, MemoryKind::device, &(*bufs)[i]));
+    (*host)[i] = d.buffer.host_pointer(device, (*bufs)[i]);
+    if ((*host)[i])
+      continue;
+    KILN_RT_TRY(d.buffer.create(device, sigs[i].bytes, staging_kind, &(*staging)[i]));
+    (*host)[i] = d.buffer.host_pointer(device, (*staging)[i]);
+  }
+  return {};
+}
+
+// Copies between each device buffer and its staging buffer (where one exists).
+Status record_staging(const DriverVtable &d, DeviceState *device, CommandState *list,
+                      const std::vector<BufferState *> &bufs,
+                      const std::vector<BufferState *> &staging, bool to_device, bool *any) {
+  *any = false;
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    if (!staging[i])
+      continue;
+    const uint64_t n = d.buffer.size(bufs[i]);
+    KILN_RT_TRY(to_device ? d.command.copy(device, list, staging[i], 0, bufs[i], 0, n)
+                          : d.command.copy(device, list, bufs[i], 0, staging[i], 0, n));
+    *any = true;
+  }
+  return {};
+}
+
+} // namespace
+
+// The whole program: input staging copies, every command (barriers between them, a timer around
+// each), then output staging copies. Recorded once per frame and submitted on every call.
+Status Module::record(Frame &f) {
+  const DriverVtable &d = *driver_;
+  CommandState *list = f.commands;
+  KILN_RT_TRY(d.command.begin(device_, list));
+  bool any = false;
+  KILN_RT_TRY(record_staging(d, device_, list, f.inputs, f.input_staging, true, &any));
+  if (any)
+    KILN_RT_TRY(d.command.barrier(device_, list));
+  std::vector<Binding> bindings;
+  const auto &commands = program_->commands;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const Command &c = commands[i];
+    if (i > 0)
+      KILN_RT_TRY(d.command.barrier(device_, list));
+    KILN_RT_TRY(d.command.timer(device_, list, uint32_t(i), false));
+    if (c.kind == KILN_COMMAND_COPY) {
+      KILN_RT_TRY(d.command.copy(device_, list, buffer_of(f, c.src), c.src.offset,
+                                 buffer_of(f, c.dst), c.dst.offset, c.src.size));
+    } else {
+      bindings.clear();
+      for (const BufferRef &b : c.bindings)
+        bindings.push_back(Binding{buffer_of(f, b), b.offset, b.size});
+      Dispatch dispatch;
+      dispatch.executable = executables_[c.executable];
+      dispatch.bindings = bindings.data();
+      dispatch.binding_count = bindings.size();
+      dispatch.push_constants = c.push_constants.data();
+      dispatch.push_constant_bytes = uint32_t(c.push_constants.size());
+      dispatch.workgroups = c.workgroups;
+      KILN_RT_TRY(d.command.dispatch(device_, list, dispatch));
+    }
+    KILN_RT_TRY(d.command.timer(device_, list, uint32_t(i), true));
+  }
+  KILN_RT_TRY(d.command.barrier(device_, list));
+  KILN_RT_TRY(record_staging(d, device_, list, f.outputs, f.output_staging, false, &any));
+  if (any)
+    KILN_RT_TRY(d.command.barrier(device_, list));
+  return d.command.end(device_, list);
+}
+
+Status Module::create_frame(std::unique_ptr<Frame> *out) {
+  const DriverVtable &d = *driver_;
+  const Program &p = *program_;
+  auto f = std::make_unique<Frame>();
+  auto build = [&]() -> Status {
+    if (p.arena_bytes)
+      KILN_RT_TRY(d.buffer.create(device_, p.arena_bytes, MemoryKind::device, &f->arena));
+    KILN_RT_TRY(create_io(d, device_, p.inputs, MemoryKind::upload, &f->inputs, &f->input_staging,
+                          &f->input_host));
+    KILN_RT_TRY(create_io(d, device_, p.outputs, MemoryKind::readback, &f->outputs,
+                          &f->output_staging, &f->output_host));
+    CommandListDesc desc;
+    desc.timers = uint32_t(p.commands.size());
+    for (const Command &c : p.commands)
+      if (c.kind == KILN_COMMAND_DISPATCH) {
+        ++desc.dispatches;
+        desc.bindings += uint32_t(c.bindings.size());
+      }
+    KILN_RT_TRY(d.command.create(device_, desc, &f->commands));
+    return record(*f);
+  };
+  Status s = build();
+  if (!s.ok()) {
+    destroy_frame(f.get());
+    return s;
+  }
+  *out = std::move(f);
+  return {};
+}
+
+void Module::destroy_frame(Frame *f) {
+  const DriverVtable &d = *driver_;
+  if (f->commands)
+    d.command.destroy(device_, f->commands);
+  for (auto *list : {&f->inputs, &f->outputs, &f->input_staging, &f->output_staging})
+    for (BufferState *b : *list)
+      if (b)
+        d.buffer.destroy(device_, b);
+  if (f->arena)
+    d.buffer.destroy(device_, f->arena);
+  *f = Frame{};
+}
+
+Status Module::acquire(Frame **out) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (!free_frames_.empty()) {
+      *out = free_frames_.back();
+      free_frames_.pop_back();
+      return {};
+    }
+    if (frames_reserved_ < kMaxFrames)
+      break;
+    frame_freed_.wait(lock);
+  }
+  ++frames_reserved_;
+  lock.unlock();
+  std::unique_ptr<Frame> frame;
+  Status s = create_frame(&frame);
+  lock.lock();
+  if (!s.ok()) {
+    --frames_reserved_;
+    frame_freed_.notify_one();
+    return s;
+  }
+  *out = frame.get();
+  frames_.push_back(std::move(frame));
+  return {};
+}
+
+void Module::release(Frame *f) {
+  std::lock_guard lock(mutex_);
+  free_frames_.push_back(f);
+  frame_freed_.notify_one();
+}
+
+Status Module::run(const RunArgs &args) {
+  Frame *f = nullptr;
+  KILN_RT_TRY(acquire(&f));
+  for (size_t i = 0; i < f->inputs.size(); ++i)
+    if (f->input_host[i])
+      std::memcpy(f->input_host[i], args.inputs[i].data, args.inputs[i].bytes);
+  Status s = driver_->command.submit(device_, f->commands);
+  if (s.ok()) {
+    for (size_t i = 0; i < f->outputs.size(); ++i)
+      if (f->output_host[i])
+        std::memcpy(args.outputs[i].data, f->output_host[i], args.outputs[i].bytes);
+    if (args.command_ns) {
+      const size_t n = std::min(args.command_ns_capacity, program_->commands.size());
+      s = driver_->command.read_timers(device_, f->commands, args.command_ns, n);
+    }
+  }
+  release(f);
+  return s;
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,83 @@
+// The generic module: what every driver's module does, written once over the driver's buffer,
+// executable and command objects (driver.h).
+//
+// At load it checks the program against the device limits and uploads the constants into one
+// device buffer. Each call takes a frame from a small pool: the arena, the input and output
+// buffers (with upload/readback staging buffers where device memory is not host-addressable)
+// and one command list recorded once, when the frame is created, with the whole program
+// (staging copies, every command between barriers, a timer around each). A call writes the
+// inputs, submits the list, reads the outputs and the timers. Several threads may run one
+// module at once; each call uses its own frame, and calls beyond the pool size wait.
+#pragma once
+
+#include "runtime/driver.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace kiln::rt {
+
+// Arguments of one run, already checked against the program's signature.
+struct RunArgs {
+  const kiln_tensor *inputs = nullptr;
+  kiln_tensor *outputs = nullptr;
+  uint64_t *command_ns = nullptr; // optional profiling output
+  size_t command_ns_capacity = 0;
+};
+
+struct Frame;
+
+class Module {
+public:
+  // `executables[i]` is program.executables[i] built by the driver; `program`, the executables
+  // and the device outlive the module. `bytes` (constant data) is read during the call only.
+  static Status create(const DriverVtable &driver, DeviceState *device, const Program &program,
+                       const ArtifactBytes &bytes, ExecutableState *const *executables,
+                       std::unique_ptr<Module> *out);
+  ~Module();
+  Module(const Module &) = delete;
+  Module &operator=(const Module &) = delete;
+
+  // Safe to call concurrently.
+  Status run(const RunArgs &args);
+
+  static constexpr size_t kMaxFrames = 4;
+
+private:
+  Module() = default;
+  Status create_frame(std::unique_ptr<Frame> *out);
+  Status record(Frame &f);
+  void destroy_frame(Frame *f);
+  Status acquire(Frame **out);
+  void release(Frame *f);
+  BufferState *buffer_of(const Frame &f, const BufferRef &ref) const;
+
+  const DriverVtable *driver_ = nullptr;
+  DeviceState *device_ = nullptr;
+  const Program *program_ = nullptr;
+  std::vector<ExecutableState *> executables_;
+  BufferState *constants_ = nullptr;
+
+  // Frame pool: at most kMaxFrames exist; calls beyond that wait for a free one.
+  std::mutex mutex_;
+  std::condition_variable frame_freed_;
+  std::vector<std::unique_ptr<Frame>> frames_;
+  std::vector<Frame *> free_frames_;
+  size_t frames_reserved_ = 0;
+};
+
+// Synchronous transfers between host memory and bytes [offset, offset + n) of a buffer of any
+// kind: a memcpy where the buffer is host-addressable, else through an upload (readback)
+// buffer of at most 4 MiB and one submitted copy per chunk. `read_source(at, dst, n)` produces
+// the bytes to write, so constants can be read from the artifact chunk by chunk.
+using ReadSource = Status (*)(const void *context, uint64_t at, void *dst, size_t n);
+Status write_buffer(const DriverVtable &driver, DeviceState *device, BufferState *buffer,
+                    uint64_t offset, uint64_t n, ReadSource read_source, const void *context);
+Status write_buffer(const DriverVtable &driver, DeviceState *device, BufferState *buffer,
+                    uint64_t offset, const void *src, uint64_t n);
+Status read_buffer(const DriverVtable &driver, DeviceState *device, BufferState *buffer,
+                   uint64_t offset, void *dst, uint64_t n);
+
+} // namespace kiln::rt
