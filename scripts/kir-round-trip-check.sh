@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Compiles the bundled models (models/) and a cross-section of the ONNX node tests for Vulkan
-# with KILN_CHECK_KIR_ROUND_TRIP=1: every kernel is printed after each kernel-IR stage, parsed
-# back and printed again, and a difference is a compile error (used by ctest kir-round-trip).
+# Compiles the bundled models (models/) and the real models (../shared/models) for every target
+# preset, and a cross-section of the ONNX node tests for Vulkan, with KILN_CHECK_KIR_ROUND_TRIP=1:
+# every kernel is printed after each kernel-IR stage, parsed back and printed again, and a
+# difference is a compile error (used by ctest kir-round-trip). The conform-vulkan-* tests also
+# run with the check on, so every kernel the conformance suites generate round-trips; the target
+# presets here add the kernels only other devices get (tiled, split-K, workgroup rows).
 #   kir-round-trip-check.sh KILN
 # The node tests run through kiln conform on the first Vulkan device against the Vulkan
 # expected-pass list, so a round-trip failure shows as a regression.
@@ -10,13 +13,16 @@ kiln=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
 export KILN_CHECK_KIR_ROUND_TRIP=1
 status=0
-for model in "$root"/models/*.onnx; do
-  out=$(mktemp)
-  if ! "$kiln" compile "$model" -o "$out" >/dev/null; then
-    echo "FAIL: $model"
-    status=1
-  fi
-  rm -f "$out"
+for model in "$root"/models/*.onnx "$root"/../shared/models/*.onnx; do
+  [ -f "$model" ] || continue
+  for target in vulkan vulkan-lavapipe vulkan-nvidia; do
+    out=$(mktemp)
+    if ! "$kiln" compile "$model" -o "$out" --target "$target" >/dev/null; then
+      echo "FAIL: $model ($target)"
+      status=1
+    fi
+    rm -f "$out"
+  done
 done
 dir=$("$root/scripts/onnx-node-suite.sh") || exit 1
 list=$root/tests/conformance/vulkan.node.txt
