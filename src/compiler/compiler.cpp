@@ -2,7 +2,7 @@
 #include "compiler/compiler.h"
 
 #include "compiler/backends.h"
-#include "compiler/lower.h"
+#include "compiler/lowering/lower.h"
 #include "ir/op_registry.h"
 #include "support/limits.h"
 
@@ -25,11 +25,15 @@ const LoweringTable &lowerings() {
     add_shape_lowerings(t);
     add_reduce_lowerings(t);
     add_norm_lowerings(t);
-    add_reduce2_lowerings(t);
+    add_reduce_extension_lowerings(t);
+    add_reduce_window_lowerings(t);
     add_seq_lowerings(t);
     add_index_lowerings(t);
-    add_nn2_lowerings(t);
-    add_misc2_lowerings(t);
+    add_sampling_lowerings(t);
+    add_conv_transpose_lowerings(t);
+    add_quantize_lowerings(t);
+    add_resize_lowerings(t);
+    add_crop_pad_lowerings(t);
     return t;
   }();
   return table;

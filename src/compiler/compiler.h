@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ir/graph.h"
-#include "compiler/schedule.h"
+#include "compiler/schedules/schedule.h"
 #include "kir/target.h"
 
 #include <cstdint>
@@ -17,7 +17,7 @@ struct CompileOptions {
   uint32_t workgroup_size = 64;
   // Run kir::verify on every generated kernel (cheap; on by default).
   bool verify_kernels = true;
-  // Strategy selection: `automatic` uses the strategy table (compiler/schedule.cpp), `naive`
+  // Strategy selection: `automatic` uses the strategy table (compiler/schedules/schedule.cpp), `naive`
   // forces the reference strategy for every kernel (`kiln compile --schedule naive`).
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   // A contraction schedule forced on every matmul/gemm/conv the target can run it for

@@ -5,7 +5,7 @@
 //   simplify           constant folding and algebraic identities (kir::simplify)
 //   unroll-long-loops  unrolls innermost constant loops of >= 1024 iterations by 8
 //   verify             checks the kernel (kir::verify); returns it unchanged
-// The compiler's pipeline (compiler/kir_stages.h) is: lower (as lowered), split-bindings
+// The compiler's pipeline (compiler/lowering/kir_stages.h) is: lower (as lowered), split-bindings
 // (compiler-side, needs buffer sizes), then default_kir_pipeline().
 #pragma once
 

@@ -1,6 +1,6 @@
 // kiln compile (model -> .kiln artifact), kiln devices, kiln validate (device vs reference).
 #include "compiler/compiler.h"
-#include "compiler/kir_stages.h"
+#include "compiler/lowering/kir_stages.h"
 #include "exec/executor.h"
 #include "frontend/model_import.h"
 #include "kiln/kiln.h"

@@ -55,7 +55,8 @@ Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target
 
 // Adds `--schedule auto|naive` to a subcommand, parsed into `mode`.
 void add_schedule_option(CLI::App *cmd, compiler::ScheduleMode *mode);
-// Adds `--row-reduction naive|workgroup_rows:WG[!]` (compiler/schedule.h), parsed into `out`.
+// Adds `--row-reduction naive|workgroup_rows:WG[!]` (compiler/schedules/schedule.h), parsed
+// into `out`.
 void add_row_reduction_option(CLI::App *cmd, compiler::RowReductionSchedule *out);
 
 // The compile options of kiln's commands: defaults, plus check_kir_round_trip when the

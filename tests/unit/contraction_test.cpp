@@ -1,7 +1,7 @@
-// Contraction strategies (compiler/contraction.cpp): matmul, gemm and convolution on shapes that
+// Contraction strategies (compiler/definitions/contraction.cpp): matmul, gemm and convolution on shapes that
 // are not multiples of any tile (1, 7, 33, 257), run on Vulkan (lavapipe in CI) under every
 // strategy and compared with the reference executor; the strategy table and its overrides.
-#include "compiler/schedule.h"
+#include "compiler/schedules/schedule.h"
 #include "e2e_util.h"
 #include "test_module.h"
 

@@ -1,9 +1,9 @@
-// Row reductions (compiler/row_reduction.cpp): softmax, log-softmax, normalisation and
+// Row reductions (compiler/definitions/row_reduction.cpp): softmax, log-softmax, normalisation and
 // kiln.reduce over contiguous rows of odd lengths (1, 3, 7, 33, 128, 257, 768, 1000) and row
 // counts, run on Vulkan (lavapipe in CI) with the workgroup_rows strategy forced at several
 // workgroup sizes (one subgroup, several, rows shorter than the workgroup, rows many times
 // longer) and compared with the reference executor; must-not-fire cases and the table.
-#include "compiler/schedule.h"
+#include "compiler/schedules/schedule.h"
 #include "e2e_util.h"
 #include "test_module.h"
 

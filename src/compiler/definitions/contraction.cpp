@@ -1,0 +1,404 @@
+// Contraction strategies: `tiled` (a workgroup stages tk-deep slices of its A and B tiles in
+// shared memory, each invocation accumulates an rm x rn register block from them) and
+// `registers` (the same register block read straight from global memory, no staging and no
+// barriers). Invocation (tx, ty) of a workgroup owns rows ty + i * WY and columns tx + j * WX
+// of the workgroup's tile, so neighbouring invocations read neighbouring B columns.
+#include "compiler/definitions/contraction.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace kiln::compiler {
+
+using namespace kir;
+
+namespace {
+
+constexpr int64_t kMaxGroups = 65535;
+
+Expr as_i32(Expr e) { return cast(ScalarType::i32, std::move(e)); }
+Expr zero(ScalarType t) { return make_const(t, 0); }
+
+// Row-major coordinates of `flat` in `dims` (i32; `flat` < numel(dims)).
+std::vector<Expr> coords_of(const Expr &flat, const Shape &dims) {
+  std::vector<Expr> out(dims.size());
+  int64_t stride = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    Expr c = stride == 1 ? flat : flat / stride;
+    if (d > 0) c = c % dims[d];
+    out[d] = c;
+    stride *= dims[d];
+  }
+  return out;
+}
+
+// The value of one operand element as the accumulation type, zero outside the operand or
+// where `extra` (undefined: none) is false; the index is clamped to 0 there so the load is
+// always in bounds.
+Expr read(const BufferVar &buf, const OperandRef &r, const Expr &extra, ScalarType acc) {
+  Expr ok = r.inside;
+  if (extra.defined()) ok = ok.defined() ? logical_and(extra, ok) : extra;
+  if (!ok.defined()) return cast(acc, load(buf, r.index));
+  return select(ok, cast(acc, load(buf, select(ok, r.index, i32(0)))), zero(acc));
+}
+
+// The invocation layout shared by both strategies. With split-K the grid's z is
+// slice * batch + batch entry, and `slice` (else undefined) is the invocation's K slice.
+struct Layout {
+  int wx, wy;       // invocations along n and m
+  Expr tx, ty, lid; // local coordinates, linear id
+  Expr m0, n0, z;   // tile origin and batch entry
+  Expr zg, slice;   // split-K: the grid's z and the slice
+};
+
+Layout make_layout(const TileConfig &t, bool split_k) {
+  Layout l;
+  l.wx = t.tn / t.rn;
+  l.wy = t.tm / t.rm;
+  l.tx = var("tx", ScalarType::i32);
+  l.ty = var("ty", ScalarType::i32);
+  l.lid = var("lid", ScalarType::i32);
+  l.m0 = var("m0", ScalarType::i32);
+  l.n0 = var("n0", ScalarType::i32);
+  l.z = var("z", ScalarType::i32);
+  if (split_k) {
+    l.zg = var("zg", ScalarType::i32);
+    l.slice = var("slice", ScalarType::i32);
+  }
+  return l;
+}
+
+// Wraps `body` in the lets defining the layout's variables.
+Stmt bind_layout(const Layout &l, const TileConfig &t, int64_t batch, Stmt body) {
+  if (l.slice.defined()) {
+    body = let(l.z, batch == 1 ? i32(0) : l.zg % batch, body);
+    body = let(l.slice, batch == 1 ? l.zg : l.zg / batch, body);
+    body = let(l.zg, as_i32(workgroup_id(2)), body);
+  } else {
+    body = let(l.z, as_i32(workgroup_id(2)), body);
+  }
+  body = let(l.n0, as_i32(workgroup_id(0)) * t.tn, body);
+  body = let(l.m0, as_i32(workgroup_id(1)) * t.tm, body);
+  body = let(l.lid, l.ty * l.wx + l.tx, body);
+  body = let(l.ty, as_i32(local_id(1)), body);
+  return let(l.tx, as_i32(local_id(0)), body);
+}
+
+struct Accumulators {
+  std::vector<Expr> vars; // rm * rn, row-major
+  Expr at(int i, int j, int rn) const { return vars[static_cast<size_t>(i * rn + j)]; }
+};
+
+Accumulators declare_accumulators(const TileConfig &t, ScalarType acc, std::vector<Stmt> &out) {
+  Accumulators a;
+  for (int i = 0; i < t.rm; ++i)
+    for (int j = 0; j < t.rn; ++j) {
+      a.vars.push_back(var(fmt::format("acc{}_{}", i, j), acc));
+      out.push_back(declare_var(a.vars.back(), zero(acc)));
+    }
+  return a;
+}
+
+// acc[i][j] += a[i] * b[j] for the whole register block.
+std::vector<Stmt> multiply_block(const Accumulators &acc, const std::vector<Expr> &av,
+                                 const std::vector<Expr> &bv) {
+  std::vector<Stmt> s;
+  const int rn = static_cast<int>(bv.size());
+  for (size_t i = 0; i < av.size(); ++i)
+    for (size_t j = 0; j < bv.size(); ++j) {
+      Expr x = acc.at(static_cast<int>(i), static_cast<int>(j), rn);
+      s.push_back(assign(x, x + av[i] * bv[j]));
+    }
+  return s;
+}
+
+// Stores the register block through the definition's store callback, guarded by the bounds.
+Result<Stmt> store_block(const ContractionDef &d, const TileConfig &t, const Layout &l,
+                         const Accumulators &acc) {
+  std::vector<Stmt> out;
+  for (int i = 0; i < t.rm; ++i)
+    for (int j = 0; j < t.rn; ++j) {
+      Expr m = var(fmt::format("om{}_{}", i, j), ScalarType::i32);
+      Expr n = var(fmt::format("on{}_{}", i, j), ScalarType::i32);
+      KILN_ASSIGN(Stmt st, d.store(l.z, m, n, acc.at(i, j, t.rn)));
+      Expr inb;
+      if (d.M % t.tm != 0) inb = m < d.M;
+      if (d.N % t.tn != 0) inb = inb.defined() ? logical_and(inb, n < d.N) : n < d.N;
+      if (inb.defined()) st = if_then(inb, st);
+      st = let(n, l.n0 + l.tx + j * l.wx, st);
+      out.push_back(let(m, l.m0 + l.ty + i * l.wy, st));
+    }
+  return block(std::move(out));
+}
+
+// Row m (or column n) of the tile clamped into the operand, so reads past the edge stay in
+// bounds; the clamped rows compute values that are never stored.
+Expr clamp_to(const Expr &x, int64_t extent, int64_t tile) {
+  return extent % tile == 0 ? x : min(x, i32(extent - 1));
+}
+
+Result<Stmt> registers_body(const ContractionDef &d, const TileConfig &t, const Layout &l) {
+  std::vector<Stmt> body;
+  Accumulators acc = declare_accumulators(t, d.acc, body);
+  std::vector<Expr> ks;
+  for (size_t r = 0; r < d.kdims.size(); ++r)
+    ks.push_back(var(fmt::format("k{}", r), ScalarType::i32));
+  std::vector<Expr> av, bv;
+  std::vector<Stmt> inner;
+  for (int i = 0; i < t.rm; ++i) {
+    Expr m = clamp_to(l.m0 + l.ty + i * l.wy, d.M, t.tm);
+    Expr x = var(fmt::format("a{}", i), d.acc);
+    inner.push_back(declare_var(x, read(d.a, d.a_at(l.z, m, ks), Expr(), d.acc)));
+    av.push_back(x);
+  }
+  for (int j = 0; j < t.rn; ++j) {
+    Expr n = clamp_to(l.n0 + l.tx + j * l.wx, d.N, t.tn);
+    Expr x = var(fmt::format("b{}", j), d.acc);
+    inner.push_back(declare_var(x, read(d.b, d.b_at(l.z, ks, n), Expr(), d.acc)));
+    bv.push_back(x);
+  }
+  for (Stmt &s : multiply_block(acc, av, bv)) inner.push_back(std::move(s));
+  Stmt loop = block(std::move(inner));
+  for (size_t r = d.kdims.size(); r-- > 0;)
+    if (d.kdims[r] > 0) loop = for_loop(ks[r], i32(0), i32(d.kdims[r]), loop);
+  body.push_back(loop);
+  KILN_ASSIGN(Stmt st, store_block(d, t, l, acc));
+  body.push_back(st);
+  return block(std::move(body));
+}
+
+// One tk-deep slice of the A tile (k-major, rows of tm + 1) or the B tile (k-major, rows of
+// tn) in shared memory: `count` elements spread over the workgroup's invocations, each
+// invocation owning elements lid + e * invocations.
+struct StageArgs {
+  SharedVar dst;
+  int rows, row_len, cols; // the slice is rows (k) x cols (m or n), stored with row_len
+  bool k_fastest;          // neighbouring invocations take neighbouring k (A) or columns (B)
+};
+
+// The slice's elements this invocation stages: a register each (loaded from global memory
+// ahead of use), where it goes in shared memory, and the guard of a partial last round.
+struct Staged {
+  std::vector<Expr> regs, at, guard;
+};
+
+Staged staged_elements(const TileConfig &t, const Layout &l, const StageArgs &s, ScalarType acc,
+                       const char *prefix) {
+  const int nt = t.invocations(), count = s.rows * s.cols;
+  Staged st;
+  for (int e = 0; e * nt < count; ++e) {
+    Expr idx = l.lid + e * nt;
+    Expr kk = s.k_fastest ? idx % s.rows : idx / s.cols;
+    Expr cc = s.k_fastest ? idx / s.rows : idx % s.cols;
+    st.regs.push_back(var(fmt::format("{}{}", prefix, e), acc));
+    st.at.push_back(kk * s.row_len + cc);
+    st.guard.push_back((e + 1) * nt > count ? idx < count : Expr());
+  }
+  return st;
+}
+
+// The first reduction dim of the longest suffix of `kdims` whose element count (above 1)
+// divides `tk`, leaving at least one leading dim; kdims.size() when there is none.
+size_t suffix_dividing(const Shape &kdims, int tk) {
+  size_t best = kdims.size();
+  int64_t p = 1;
+  for (size_t j = kdims.size(); j-- > 1;) {
+    p *= kdims[j];
+    if (p > 1 && tk % p == 0) best = j;
+  }
+  return best;
+}
+
+// The global reads of the staged elements for the slice starting at reduction index k0.
+std::vector<Expr> slice_reads(const ContractionDef &d, const TileConfig &t, const Layout &l,
+                              const Expr &k0, const StageArgs &s, bool is_a) {
+  const int nt = t.invocations(), count = s.rows * s.cols;
+  const int64_t K = d.K(), extent = is_a ? d.M : d.N, tile = is_a ? t.tm : t.tn;
+  std::vector<Expr> out;
+  for (int e = 0; e * nt < count; ++e) {
+    // A partial last round clamps its index: the value read there is never stored.
+    Expr idx = (e + 1) * nt > count ? min(l.lid + e * nt, i32(count - 1)) : l.lid + e * nt;
+    Expr kk = s.k_fastest ? idx % s.rows : idx / s.cols;
+    Expr cc = s.k_fastest ? idx / s.rows : idx % s.cols;
+    Expr gk = k0 + kk;
+    Expr gc = clamp_to((is_a ? l.m0 : l.n0) + cc, extent, tile);
+    Expr kin = K % t.tk == 0 ? Expr() : gk < K;
+    std::vector<Expr> kc;
+    if (const size_t split = suffix_dividing(d.kdims, t.tk); split < d.kdims.size()) {
+      // The reduction dims from `split` on span P elements and P divides tk (so every k0):
+      // their coordinates depend on kk alone (fixed per invocation and element) and the
+      // leading dims' flat index is k0 / P (uniform) + kk / P.
+      const Shape lead(d.kdims.begin(), d.kdims.begin() + static_cast<long>(split));
+      const Shape tail(d.kdims.begin() + static_cast<long>(split), d.kdims.end());
+      const int64_t P = shape_numel(tail);
+      Expr lf = k0 / P + kk / P;
+      if (K % t.tk != 0) lf = min(lf, i32(K / P - 1));
+      kc = coords_of(lf, lead);
+      for (Expr &c : coords_of(kk % P, tail)) kc.push_back(std::move(c));
+    } else {
+      kc = coords_of(K % t.tk == 0 ? gk : min(gk, i32(K - 1)), d.kdims);
+    }
+    OperandRef r = is_a ? d.a_at(l.z, gc, kc) : d.b_at(l.z, kc, gc);
+    out.push_back(read(is_a ? d.a : d.b, r, kin, d.acc));
+  }
+  return out;
+}
+
+// `steps_per_slice` > 0: split-K, the invocation runs tk steps [slice * it, min(+it, all)).
+// Software pipelining: the next step's global reads are issued into registers before the
+// current step's multiply-adds, so their latency hides behind the arithmetic.
+Result<Stmt> tiled_body(GridKernel &g, const ContractionDef &d, const TileConfig &t,
+                        const Layout &l, int64_t steps_per_slice) {
+  SharedVar as = g.kernel().add_shared("a_tile", d.acc, static_cast<uint32_t>(t.tk * (t.tm + 1)));
+  SharedVar bs = g.kernel().add_shared("b_tile", d.acc, static_cast<uint32_t>(t.tk * t.tn));
+  const StageArgs sa{as, t.tk, t.tm + 1, t.tm, true}, sb{bs, t.tk, t.tn, t.tn, false};
+  const Staged pa = staged_elements(t, l, sa, d.acc, "pa"), pb = staged_elements(t, l, sb, d.acc, "pb");
+  std::vector<Stmt> body;
+  Accumulators acc = declare_accumulators(t, d.acc, body);
+  const int64_t steps = (d.K() + t.tk - 1) / t.tk;
+  Expr kt = var("kt", ScalarType::i32), k0 = var("k0", ScalarType::i32);
+  Expr kk = var("kk", ScalarType::i32);
+  std::vector<Expr> av, bv;
+  std::vector<Stmt> inner;
+  for (int i = 0; i < t.rm; ++i) {
+    Expr x = var(fmt::format("a{}", i), d.acc);
+    inner.push_back(declare_var(x, load_shared(as, kk * (t.tm + 1) + l.ty + i * l.wy)));
+    av.push_back(x);
+  }
+  for (int j = 0; j < t.rn; ++j) {
+    Expr x = var(fmt::format("b{}", j), d.acc);
+    inner.push_back(declare_var(x, load_shared(bs, kk * t.tn + l.tx + j * l.wx)));
+    bv.push_back(x);
+  }
+  for (Stmt &s : multiply_block(acc, av, bv)) inner.push_back(std::move(s));
+  Expr first = i32(0), count = i32(steps), end = i32(steps);
+  if (steps_per_slice > 0) {
+    first = l.slice * steps_per_slice;
+    count = min(i32(steps_per_slice), i32(steps) - first);
+    end = first + count;
+  }
+  // Prefetch of the first step, then per step: registers -> shared, barrier, the next
+  // step's reads, the multiply-adds, barrier.
+  auto reads_into = [&](const Expr &at_k0, bool declare) {
+    std::vector<Stmt> out;
+    const std::vector<Expr> ra = slice_reads(d, t, l, at_k0, sa, true);
+    const std::vector<Expr> rb = slice_reads(d, t, l, at_k0, sb, false);
+    for (size_t e = 0; e < ra.size(); ++e)
+      out.push_back(declare ? declare_var(pa.regs[e], ra[e]) : assign(pa.regs[e], ra[e]));
+    for (size_t e = 0; e < rb.size(); ++e)
+      out.push_back(declare ? declare_var(pb.regs[e], rb[e]) : assign(pb.regs[e], rb[e]));
+    return out;
+  };
+  for (Stmt &s : reads_into(first * t.tk, true)) body.push_back(std::move(s));
+  std::vector<Stmt> step;
+  for (const Staged *st : {&pa, &pb})
+    for (size_t e = 0; e < st->regs.size(); ++e) {
+      Stmt s = store_shared(st == &pa ? as : bs, st->at[e], st->regs[e]);
+      step.push_back(st->guard[e].defined() ? if_then(st->guard[e], s) : s);
+    }
+  step.push_back(barrier());
+  step.push_back(if_then(kt + 1 < end, let(k0, (kt + 1) * t.tk, block(reads_into(k0, false)))));
+  step.push_back(for_loop(kk, i32(0), i32(t.tk), block(std::move(inner))));
+  step.push_back(barrier());
+  body.push_back(for_loop(kt, first, count, block(std::move(step))));
+  KILN_ASSIGN(Stmt st, store_block(d, t, l, acc));
+  body.push_back(st);
+  return block(std::move(body));
+}
+
+std::array<uint64_t, 3> grid_of(const ContractionDef &d, const TileConfig &t, int split_k) {
+  return {static_cast<uint64_t>((d.N + t.tn - 1) / t.tn),
+          static_cast<uint64_t>((d.M + t.tm - 1) / t.tm),
+          static_cast<uint64_t>(d.batch) * static_cast<uint64_t>(split_k)};
+}
+
+// Split-K: the partial-sum kernel (its own GridKernel binding the operands and a scratch
+// buffer of [slices, batch, M, N] partial sums), then `g` adds each output's slices and stores
+// it through the definition's store callback.
+Status emit_split_k(GridKernel &g, const ContractionDef &d, const ContractionSchedule &s) {
+  const TileConfig &t = s.tile;
+  const int64_t steps = (d.K() + t.tk - 1) / t.tk;
+  const int64_t per = (steps + s.split_k - 1) / s.split_k;
+  const int64_t slices = (steps + per - 1) / per;
+  const int64_t outputs = d.batch * d.M * d.N;
+  LowerCtx &c = g.ctx();
+  c.count_split_k();
+  const int partials = c.new_scratch(static_cast<uint64_t>(slices * outputs) * 4);
+  GridKernel gp(c, g.op(), g.kernel().name + fmt::format("_tiled{}x{}_splitk{}", t.tm, t.tn, slices));
+  ContractionDef pd = d;
+  KILN_ASSIGN(pd.a, gp.in(d.a_value));
+  KILN_ASSIGN(pd.b, gp.in(d.b_value));
+  const BufferVar part = gp.scratch(partials, d.acc, true);
+  const Layout l = make_layout(t, true);
+  pd.store = [&](const Expr &, const Expr &m, const Expr &n, const Expr &acc) -> Result<Stmt> {
+    return kir::store(part, (l.zg * d.M + m) * d.N + n, acc);
+  };
+  KILN_ASSIGN(Stmt body, tiled_body(gp, pd, t, l, per));
+  auto grid = grid_of(d, t, static_cast<int>(slices));
+  if (grid[2] > static_cast<uint64_t>(kMaxGroups))
+    return Status::error(g.op().describe() + ": split-K grid exceeds 65535 workgroups");
+  KILN_TRY(gp.finish_grid({static_cast<uint32_t>(l.wx), static_cast<uint32_t>(l.wy), 1},
+                          {static_cast<uint32_t>(grid[0]), static_cast<uint32_t>(grid[1]),
+                           static_cast<uint32_t>(grid[2])},
+                          bind_layout(l, t, d.batch, body)));
+  const BufferVar in = g.scratch(partials, d.acc, false);
+  g.kernel().name += fmt::format("_splitk{}_sum", slices);
+  return g.finish(outputs, [&](Expr i) -> Result<Stmt> {
+    Expr sum = load(in, i);
+    for (int64_t k = 1; k < slices; ++k) sum = sum + load(in, i + k * outputs);
+    const Shape out{d.batch, d.M, d.N};
+    return let_all(g, "o", unflatten(i, out), [&](std::vector<Expr> zmn) {
+      return d.store(zmn[0], zmn[1], zmn[2], sum);
+    });
+  });
+}
+
+} // namespace
+
+ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
+  ContractionSchedule s = pick_contraction(c.target(), c.options().schedule, d.shape(),
+                                           &c.options().contraction_override);
+  if (s.strategy == Strategy::naive) return s;
+  if (s.strategy == Strategy::tiled && d.kdims.size() > 1 && !s.everywhere) {
+    // A window reduction (kernel taps after the channel dim): tk becomes a whole number of
+    // windows, so the staged reads decompose k without per-element division (slice_reads).
+    const int64_t window = shape_numel(Shape(d.kdims.begin() + 1, d.kdims.end()));
+    if (window > 1 && window <= 64 && s.tile.tk % window != 0) {
+      TileConfig t = s.tile;
+      t.tk = static_cast<int>(window * std::max<int64_t>(1, (t.tk + window / 2) / window));
+      if (t.shared_bytes() <= c.target().shared_memory_bytes) {
+        const bool table_split = s.split_k > 1 && s.reason.rfind("--contraction", 0) != 0;
+        s.tile = t;
+        if (table_split) s.split_k = pick_split_k(c.target(), d.shape(), t);
+      }
+    }
+  }
+  if (s.split_k > 1 && (s.strategy != Strategy::tiled || !d.a_value || !d.b_value)) s.split_k = 1;
+  for (uint64_t n : grid_of(d, s.tile, s.split_k))
+    if (n > static_cast<uint64_t>(kMaxGroups)) {
+      s.strategy = Strategy::naive;
+      s.split_k = 1;
+      s.reason = "grid exceeds 65535 workgroups along an axis";
+    }
+  return s;
+}
+
+Status emit_contraction(GridKernel &g, const ContractionDef &d, const ContractionSchedule &s) {
+  KILN_ASSERT(s.strategy != Strategy::naive, "emit_contraction: the naive kernel is the lowering's");
+  const TileConfig &t = s.tile;
+  KILN_ASSERT(t.tm % t.rm == 0 && t.tn % t.rn == 0, "contraction tile not a multiple of its block");
+  if (s.split_k > 1) return emit_split_k(g, d, s);
+  const Layout l = make_layout(t, false);
+  Result<Stmt> body = s.strategy == Strategy::tiled ? tiled_body(g, d, t, l, 0)
+                                                    : registers_body(d, t, l);
+  if (!body) return body.status();
+  const auto grid = grid_of(d, t, 1);
+  g.kernel().name += fmt::format("_{}{}x{}", to_string(s.strategy), t.tm, t.tn);
+  return g.finish_grid({static_cast<uint32_t>(l.wx), static_cast<uint32_t>(l.wy), 1},
+                       {static_cast<uint32_t>(grid[0]), static_cast<uint32_t>(grid[1]),
+                        static_cast<uint32_t>(grid[2])},
+                       bind_layout(l, t, d.batch, *body));
+}
+
+} // namespace kiln::compiler

@@ -1,0 +1,54 @@
+// The contraction definition: out[z, m, n] = sum over k of A(z, m, k) * B(z, k, n), for
+// matmul, gemm and convolution as implicit GEMM. A lowering describes its operands as index
+// maps and its output as a store callback; the schedule (schedule.h) decides how the
+// definition runs, and emit_contraction builds the kernel for that strategy.
+//
+// The reduction index k may be multi-dimensional (a convolution reduces over input channel and
+// kernel window): `kdims` are its extents, row-major, and the operand maps receive one i32
+// coordinate per reduction dim.
+#pragma once
+
+#include "compiler/lowering/lower.h"
+#include "compiler/schedules/schedule.h"
+
+namespace kiln::compiler {
+
+// One operand element: its index in the operand's buffer and a predicate (undefined: always
+// true) saying whether it lies inside the operand; outside elements read as zero (padding).
+// The index must be safe to evaluate for every coordinate within the definition's bounds.
+struct OperandRef {
+  kir::Expr index, inside;
+};
+
+struct ContractionDef {
+  int64_t batch = 1, M = 0, N = 0;
+  Shape kdims;           // reduction dims (their product is K)
+  kir::ScalarType acc = kir::ScalarType::f32;
+  kir::BufferVar a, b;   // the operands' buffers (bound by the lowering)
+  // The graph values bound as a and b; split-K binds them again in its partial-sum kernel.
+  // Unset: the schedule never splits.
+  const Value *a_value = nullptr, *b_value = nullptr;
+  // Element (z, m, k...) of A and (z, k..., n) of B; z, m, n and each k are i32 expressions.
+  std::function<OperandRef(const kir::Expr &z, const kir::Expr &m,
+                           const std::vector<kir::Expr> &k)> a_at;
+  std::function<OperandRef(const kir::Expr &z, const std::vector<kir::Expr> &k,
+                           const kir::Expr &n)> b_at;
+  // Stores the accumulated value of output (z, m, n); called only for in-bounds m and n.
+  std::function<Result<kir::Stmt>(const kir::Expr &z, const kir::Expr &m, const kir::Expr &n,
+                                  const kir::Expr &acc)> store;
+
+  int64_t K() const { return shape_numel(kdims); }
+  ContractionShape shape() const { return {batch, M, N, K()}; }
+};
+
+// Emits the kernel of `d` with schedule `s` (tiled or registers) through `g`, which already
+// has the definition's buffers bound. The naive strategy is the lowering's own kernel: this
+// function refuses it. With split-K, a first kernel (binding a_value and b_value again) writes
+// the slices' partial sums to a scratch buffer and `g` becomes the kernel adding them.
+Status emit_contraction(GridKernel &g, const ContractionDef &d, const ContractionSchedule &s);
+
+// The schedule for `d` on the lowering's target and mode, falling back to naive when the grid
+// the strategy needs exceeds the workgroup-count limits.
+ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d);
+
+} // namespace kiln::compiler

@@ -1,0 +1,303 @@
+// Elementwise ops (unary, binary with broadcasting, where, cast): one invocation per output
+// element; operand indices come from constant-stride index math.
+#include "compiler/lowering/lower.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace kiln::compiler {
+
+using namespace kir;
+
+namespace {
+
+using Params = std::array<double, 2>;
+using UnaryExpr = Expr (*)(const Expr &x, const Params &p);
+
+Expr k(const Expr &like, double v) { return make_const(like.type(), v); }
+Expr fn(Intrinsic f, const Expr &x) { return call(f, {x}); }
+Expr exp_(const Expr &x) { return fn(Intrinsic::exp, x); }
+Expr abs_(const Expr &x) { return fn(Intrinsic::abs, x); }
+// tanh with full relative precision near 0 (drivers may evaluate GLSL tanh through exp, which
+// cancels for small arguments): an odd Taylor polynomial below 0.01.
+Expr tanh_(const Expr &y) {
+  Expr y2 = y * y;
+  Expr poly = y * (k(y, 1) - y2 * (k(y, 1.0 / 3) - y2 * k(y, 2.0 / 15)));
+  return select(abs_(y) < k(y, 0.01), poly, call(Intrinsic::tanh, {y}));
+}
+Expr clamp01(const Expr &x) { return min(max(x, k(x, 0)), k(x, 1)); }
+Expr sigmoid(const Expr &x) { return k(x, 1) / (k(x, 1) + exp_(-x)); }
+// log(1 + u) accurate for small u (Goldberg's trick: the rounding error of 1 + u cancels).
+Expr log1p_(const Expr &u) {
+  Expr w = k(u, 1) + u;
+  return select(w == k(u, 1), u, fn(Intrinsic::log, w) * u / (w - k(u, 1)));
+}
+Expr softplus(const Expr &x) { return log1p_(exp_(-abs_(x))) + max(x, k(x, 0)); }
+
+struct UnaryDef {
+  const char *name;
+  bool floats_only;
+  std::array<const char *, 2> params;
+  Params dflt;
+  UnaryExpr f;
+};
+
+#define KILN_INTRINSIC(op, intr)                                                                   \
+  {op, true, {nullptr, nullptr}, {0, 0}, [](const Expr &x, const Params &) {                       \
+     return fn(Intrinsic::intr, x);                                                                \
+   }}
+
+// Float formulas of the unary ops (see src/ops/elementwise_unary.cpp for the reference).
+const UnaryDef kUnary[] = {
+    KILN_INTRINSIC("exp", exp), KILN_INTRINSIC("log", log), KILN_INTRINSIC("sqrt", sqrt),
+    KILN_INTRINSIC("sin", sin), KILN_INTRINSIC("cos", cos), KILN_INTRINSIC("tan", tan),
+    KILN_INTRINSIC("asin", asin), KILN_INTRINSIC("acos", acos), KILN_INTRINSIC("atan", atan),
+    KILN_INTRINSIC("sinh", sinh), KILN_INTRINSIC("cosh", cosh), KILN_INTRINSIC("asinh", asinh),
+    KILN_INTRINSIC("acosh", acosh), KILN_INTRINSIC("atanh", atanh), KILN_INTRINSIC("erf", erf),
+    KILN_INTRINSIC("floor", floor), KILN_INTRINSIC("ceil", ceil),
+    {"tanh", true, {}, {}, [](const Expr &x, const Params &) { return tanh_(x); }},
+    KILN_INTRINSIC("round", round_even),
+    {"reciprocal", true, {}, {}, [](const Expr &x, const Params &) { return k(x, 1) / x; }},
+    {"sigmoid", true, {}, {}, [](const Expr &x, const Params &) { return sigmoid(x); }},
+    {"softplus", true, {}, {}, [](const Expr &x, const Params &) { return softplus(x); }},
+    {"softsign", true, {}, {},
+     [](const Expr &x, const Params &) { return x / (k(x, 1) + abs_(x)); }},
+    {"mish", true, {}, {},
+     [](const Expr &x, const Params &) { return x * tanh_(softplus(x)); }},
+    {"gelu", true, {}, {},
+     [](const Expr &x, const Params &) {
+       return k(x, 0.5) * x * (k(x, 1) + fn(Intrinsic::erf, x * k(x, M_SQRT1_2)));
+     }},
+    {"gelu_tanh", true, {}, {},
+     [](const Expr &x, const Params &) {
+       Expr inner = k(x, 0.79788456080286535588) * (x + k(x, 0.044715) * x * x * x);
+       return k(x, 0.5) * x * (k(x, 1) + tanh_(inner));
+     }},
+    {"hard_swish", true, {}, {},
+     [](const Expr &x, const Params &) { return x * clamp01(x / k(x, 6) + k(x, 0.5)); }},
+    {"leaky_relu", true, {"alpha", nullptr}, {0.01, 0},
+     [](const Expr &x, const Params &p) { return select(x < k(x, 0), k(x, p[0]) * x, x); }},
+    {"elu", true, {"alpha", nullptr}, {1.0, 0},
+     [](const Expr &x, const Params &p) {
+       return select(x < k(x, 0), k(x, p[0]) * (exp_(x) - k(x, 1)), x);
+     }},
+    {"celu", true, {"alpha", nullptr}, {1.0, 0},
+     [](const Expr &x, const Params &p) {
+       return max(k(x, 0), x) + min(k(x, 0), k(x, p[0]) * (exp_(x / k(x, p[0])) - k(x, 1)));
+     }},
+    {"thresholded_relu", true, {"alpha", nullptr}, {1.0, 0},
+     [](const Expr &x, const Params &p) { return select(x > k(x, p[0]), x, k(x, 0)); }},
+    {"swish", true, {"alpha", nullptr}, {1.0, 0},
+     [](const Expr &x, const Params &p) { return x * sigmoid(k(x, p[0]) * x); }},
+    {"selu", true, {"alpha", "gamma"}, {1.67326319217681884765625, 1.05070102214813232421875},
+     [](const Expr &x, const Params &p) {
+       return select(x > k(x, 0), k(x, p[1]) * x, k(x, p[1] * p[0]) * (exp_(x) - k(x, 1)));
+     }},
+    {"hard_sigmoid", true, {"alpha", "beta"}, {0.2, 0.5},
+     [](const Expr &x, const Params &p) { return clamp01(k(x, p[0]) * x + k(x, p[1])); }},
+    {"isnan", true, {}, {}, [](const Expr &x, const Params &) { return fn(Intrinsic::isnan, x); }},
+    {"isinf", true, {}, {}, [](const Expr &x, const Params &) { return fn(Intrinsic::isinf, x); }},
+    {"isposinf", true, {}, {},
+     [](const Expr &x, const Params &) { return fn(Intrinsic::isinf, x) && x > k(x, 0); }},
+    {"isneginf", true, {}, {},
+     [](const Expr &x, const Params &) { return fn(Intrinsic::isinf, x) && x < k(x, 0); }},
+    // Floats and integers.
+    {"abs", false, {}, {},
+     [](const Expr &x, const Params &) {
+       if (is_float(x.type())) return abs_(x);
+       return is_unsigned_int(x.type()) ? x : select(x < k(x, 0), -x, x);
+     }},
+    {"neg", false, {}, {}, [](const Expr &x, const Params &) { return -x; }},
+    {"sign", false, {}, {},
+     [](const Expr &x, const Params &) {
+       Expr s = select(x > k(x, 0), k(x, 1), select(x < k(x, 0), k(x, -1), k(x, 0)));
+       return is_float(x.type()) ? select(fn(Intrinsic::isnan, x), x, s) : s;
+     }},
+    {"relu", false, {}, {},
+     [](const Expr &x, const Params &) { return select(x < k(x, 0), k(x, 0), x); }},
+    {"not", false, {}, {}, [](const Expr &x, const Params &) { return logical_not(x); }},
+    {"bitwise_not", false, {}, {},
+     [](const Expr &x, const Params &) { return x ^ imm(x.type(), -1); }},
+};
+#undef KILN_INTRINSIC
+
+const UnaryDef *find_unary(std::string_view name) {
+  for (const UnaryDef &d : kUnary)
+    if (name == d.name) return &d;
+  return nullptr;
+}
+
+// The expression of unary op `op` (defined by `d`) applied to element value x.
+Result<Expr> unary_expr(const Op &op, const UnaryDef &d, const Expr &x) {
+  const DType dt = op.operands[0]->type.dtype;
+  if (d.floats_only && !is_float(dt))
+    return unsupported(op, fmt::format("{} on {}", op.name(), dtype_name(dt)));
+  Params p = d.dflt;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (d.params[i]) p[i] = op.attr_float(d.params[i], d.dflt[i]);
+  return d.f(x, p);
+}
+
+Status lower_unary(LowerCtx &c, const Op &op, const UnaryDef &d) {
+  return lower_map(c, op, {op.operands[0]},
+                   [&](const std::vector<Expr> &x) { return unary_expr(op, d, x[0]); });
+}
+
+// ---- binary ------------------------------------------------------------------------------------
+
+Expr nan_of(const Expr &x) { return make_const(x.type(), std::nan("")); }
+Expr isnan_(const Expr &x) { return fn(Intrinsic::isnan, x); }
+
+// Python-style remainder (sign of the divisor) from the C remainder r of a / b.
+Expr py_mod_fix(const Expr &r, const Expr &b) {
+  Expr z = k(r, 0);
+  return select((r != z) && ((r < z) != (b < z)), r + b, r);
+}
+
+Expr int_safe(const Expr &b, const Expr &v) { return select(b == k(b, 0), k(v, 0), v); }
+
+// pow for floats with the C semantics at negative bases (integral exponents) and 0^0 = 1.
+Expr float_pow(const Expr &a, const Expr &b) {
+  Expr r = pow(abs_(a), b);
+  Expr integral = b == fn(Intrinsic::trunc, b);
+  Expr odd = integral && (abs_(b) % k(b, 2)) == k(b, 1);
+  Expr neg = select(integral, select(odd, -r, r), nan_of(a));
+  return select(b == k(b, 0), k(a, 1), select(a < k(a, 0), neg, r));
+}
+
+Result<Expr> binary_expr(const Op &op, std::string_view name, const Expr &a, const Expr &b) {
+  const ScalarType t = a.type();
+  const bool fl = is_float(t);
+  const bool bl = t == ScalarType::boolean;
+  if (name == "add") return a + b;
+  if (name == "sub") return a - b;
+  if (name == "mul") return a * b;
+  if (name == "div") return fl ? a / b : int_safe(b, a / b);
+  if (name == "fmod") return fl ? a % b : int_safe(b, a % b);
+  if (name == "mod") return fl ? py_mod_fix(a % b, b) : int_safe(b, py_mod_fix(a % b, b));
+  if (name == "max" || name == "min") {
+    Expr m = name == "max" ? max(a, b) : min(a, b);
+    return fl ? select(isnan_(a), a, select(isnan_(b), b, m)) : m;
+  }
+  if (name == "prelu") return select(a < k(a, 0), a * b, a);
+  if (name == "pow") {
+    if (!fl) return unsupported(op, "integer kiln.pow");
+    return float_pow(a, cast(t, b)); // the exponent may have another dtype
+  }
+  if (name == "equal") return bl ? select(a, b, logical_not(b)) : a == b;
+  if (name == "less") return a < b;
+  if (name == "greater") return a > b;
+  if (name == "less_equal") return a <= b;
+  if (name == "greater_equal") return a >= b;
+  if (name == "and") return logical_and(a, b);
+  if (name == "or") return logical_or(a, b);
+  if (name == "xor") return select(a, logical_not(b), b);
+  if (name == "bitwise_and") return a & b;
+  if (name == "bitwise_or") return a | b;
+  if (name == "bitwise_xor") return a ^ b;
+  if (name == "shl" || name == "shr") {
+    Expr s = name == "shl" ? a << b : a >> b;
+    return select(b >= k(b, bits(t)), k(a, 0), s);
+  }
+  return unsupported(op, std::string(op.name()));
+}
+
+const char *const kBinary[] = {"add", "sub", "mul", "div", "fmod", "mod", "max", "min",
+                               "prelu", "pow", "equal", "less", "greater", "less_equal",
+                               "greater_equal", "and", "or", "xor", "bitwise_and", "bitwise_or",
+                               "bitwise_xor", "shl", "shr"};
+
+Status lower_binary(LowerCtx &c, const Op &op) {
+  const std::string name(op.name().substr(5));
+  return lower_map(c, op, {op.operands[0], op.operands[1]},
+                   [&](const std::vector<Expr> &x) { return binary_expr(op, name, x[0], x[1]); });
+}
+
+// ---- where / cast ------------------------------------------------------------------------------
+
+Status lower_where(LowerCtx &c, const Op &op) {
+  return lower_map(c, op, {op.operands[0], op.operands[1], op.operands[2]},
+                   [&](const std::vector<Expr> &x) { return elementwise_expr(op, x); });
+}
+
+Status lower_cast(LowerCtx &c, const Op &op) {
+  KILN_ASSIGN(ScalarType to, scalar_type(op, op.results[0]->type.dtype));
+  return lower_map(c, op, {op.operands[0]}, [to](const std::vector<Expr> &x) -> Result<Expr> {
+    const Expr &v = x[0];
+    if (to == ScalarType::boolean) {
+      if (v.type() == ScalarType::boolean) return v;
+      return v != k(v, 0);
+    }
+    if (v.type() == ScalarType::boolean) return select(v, make_const(to, 1), make_const(to, 0));
+    return cast(to, v);
+  });
+}
+
+bool is_binary(std::string_view name) {
+  for (const char *n : kBinary)
+    if (name == n) return true;
+  return false;
+}
+
+} // namespace
+
+bool is_epilogue_op(const Op &op) {
+  const std::string_view name = op.name();
+  if (name.substr(0, 5) != "kiln.") return false;
+  const std::string_view n = name.substr(5);
+  if (op.results.size() != 1) return false;
+  if (op.operands.size() == 1) return find_unary(n) != nullptr;
+  if (op.operands.size() == 3) return n == "where";
+  return op.operands.size() == 2 && is_binary(n);
+}
+
+Result<Expr> elementwise_expr(const Op &op, const std::vector<Expr> &operands) {
+  const std::string_view n = op.name().substr(5);
+  if (operands.size() == 1)
+    if (const UnaryDef *d = find_unary(n)) return unary_expr(op, *d, operands[0]);
+  if (operands.size() == 2 && is_binary(n)) return binary_expr(op, n, operands[0], operands[1]);
+  if (operands.size() == 3 && n == "where") return select(operands[0], operands[1], operands[2]);
+  return unsupported(op, std::string(op.name()) + " as a fused epilogue");
+}
+
+Status lower_map(LowerCtx &c, const Op &op, const std::vector<const Value *> &operands,
+                 const MapFn &f) {
+  GridKernel g(c, op, std::string(op.name().substr(5)));
+  std::vector<BufferVar> ins;
+  bool broadcast = false;
+  const Shape &os = op.results[0]->type.dims;
+  for (const Value *v : operands) {
+    KILN_ASSIGN(BufferVar b, g.in(v));
+    ins.push_back(b);
+    broadcast = broadcast || v->type.dims != os;
+  }
+  KILN_ASSIGN(BufferVar o, g.out(op.results[0]));
+  return g.finish(shape_numel(os), [&](Expr i) -> Result<Stmt> {
+    auto body = [&](const std::vector<Expr> &cs) -> Result<Stmt> {
+      std::vector<Expr> xs;
+      for (size_t k = 0; k < operands.size(); ++k) {
+        const Shape &is = operands[k]->type.dims;
+        xs.push_back(load(ins[k], is == os ? i : broadcast_index(cs, is)));
+      }
+      KILN_ASSIGN(Expr v, f(xs));
+      return g.store(o, i, v);
+    };
+    if (!broadcast) return body({});
+    return let_all(g, "c", unflatten(i, os), body);
+  });
+}
+
+void add_elementwise_lowerings(LoweringTable &t) {
+  for (const UnaryDef &d : kUnary) {
+    const UnaryDef *dp = &d;
+    t[std::string("kiln.") + d.name] = [dp](LowerCtx &c, const Op &op) {
+      return lower_unary(c, op, *dp);
+    };
+  }
+  for (const char *n : kBinary) t[std::string("kiln.") + n] = lower_binary;
+  t["kiln.where"] = lower_where;
+  t["kiln.cast"] = lower_cast;
+}
+
+} // namespace kiln::compiler

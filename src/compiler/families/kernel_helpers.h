@@ -1,0 +1,25 @@
+// Internal to the sampling, conv_transpose, quantize and resize lowerings (families/): small
+// kernel-building helpers they share (defined in sampling.cpp).
+#pragma once
+
+#include "compiler/lowering/lower.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::compiler::helpers {
+
+// Appends `DeclareVar name = value` to `s` and returns the variable.
+kir::Expr def(GridKernel &g, std::vector<kir::Stmt> &s, const std::string &prefix,
+              const kir::Expr &value);
+// Conjunction that tolerates an undefined left side (undefined = true).
+kir::Expr conj(const kir::Expr &a, const kir::Expr &b);
+// x clamped to [lo, hi] (same scalar type).
+kir::Expr clamp(const kir::Expr &x, const kir::Expr &lo, const kir::Expr &hi);
+// Float accumulation type for float element types: f16 computes in f32.
+kir::ScalarType float_acc(kir::ScalarType t);
+// Rounds a float to nearest-even and saturates it into integer type `to` (NaN -> 0), as
+// the reference's round_saturate. Works in the float type of `v` (f32 or f64).
+kir::Expr round_saturate(const kir::Expr &v, kir::ScalarType to);
+
+} // namespace kiln::compiler::helpers

@@ -1,0 +1,381 @@
+// LowerCtx, GridKernel and index helpers shared by the op lowerings.
+#include "compiler/lowering/lower.h"
+
+#include "compiler/lowering/kir_stages.h"
+
+#include "ir/builder.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+namespace kiln::compiler {
+
+using namespace kir;
+
+Result<ScalarType> scalar_type(const Op &op, DType t) {
+  switch (t) {
+  case DType::f32: return ScalarType::f32;
+  case DType::f16: return ScalarType::f16;
+  case DType::f64: return ScalarType::f64;
+  case DType::i8: return ScalarType::i8;
+  case DType::u8: return ScalarType::u8;
+  case DType::i16: return ScalarType::i16;
+  case DType::u16: return ScalarType::u16;
+  case DType::i32: return ScalarType::i32;
+  case DType::u32: return ScalarType::u32;
+  case DType::i64: return ScalarType::i64;
+  case DType::u64: return ScalarType::u64;
+  case DType::boolean: return ScalarType::boolean;
+  case DType::bf16: break;
+  }
+  return Status::error(fmt::format("{}: dtype {} has no Vulkan lowering yet", op.describe(),
+                                   dtype_name(t)));
+}
+
+// ---- LowerCtx ----------------------------------------------------------------------------------
+
+LowerCtx::LowerCtx(Program &p, const TargetDesc &t, const CompileOptions &o,
+                   const target::Backend &backend)
+    : prog_(&p), target_(&t), opts_(&o), backend_(&backend) {
+  uint32_t wg = std::max<uint32_t>(1, o.workgroup_size);
+  wg = std::min({wg, t.max_workgroup_invocations, t.max_workgroup_size[0]});
+  wg_ = std::max<uint32_t>(1, wg);
+}
+
+static uint64_t value_bytes(const Value *v) {
+  return static_cast<uint64_t>(shape_numel(v->type.dims)) * dtype_size(v->type.dtype);
+}
+
+int LowerCtx::buffer_of(const Value *v) {
+  auto it = buf_of_.find(v);
+  if (it != buf_of_.end()) return it->second;
+  const Tensor *t = Builder::constant_value(v);
+  KILN_ASSERT(t != nullptr, "value used before its lowering defined a buffer");
+  const int id = new_constant(*t);
+  buf_of_[v] = id;
+  return id;
+}
+
+int LowerCtx::new_constant(Tensor t) {
+  Buffer b;
+  b.kind = BufKind::constant;
+  for (const Buffer &q : prog_->buffers) b.index += q.kind == BufKind::constant;
+  b.size = t.nbytes();
+  b.data = std::move(t);
+  prog_->buffers.push_back(std::move(b));
+  return static_cast<int>(prog_->buffers.size()) - 1;
+}
+
+int LowerCtx::new_scratch(uint64_t bytes) {
+  Buffer b;
+  b.kind = BufKind::transient;
+  b.size = bytes;
+  prog_->buffers.push_back(std::move(b));
+  return static_cast<int>(prog_->buffers.size()) - 1;
+}
+
+int LowerCtx::define(const Value *v) {
+  Buffer b;
+  b.kind = BufKind::transient;
+  b.size = value_bytes(v);
+  prog_->buffers.push_back(std::move(b));
+  const int id = static_cast<int>(prog_->buffers.size()) - 1;
+  buf_of_[v] = id;
+  return id;
+}
+
+void LowerCtx::alias(const Value *result, const Value *operand) {
+  buf_of_[result] = buffer_of(operand);
+}
+
+void LowerCtx::bind_input(const Value *v, uint32_t index) {
+  Buffer b;
+  b.kind = BufKind::input;
+  b.index = index;
+  b.size = value_bytes(v);
+  prog_->buffers.push_back(std::move(b));
+  buf_of_[v] = static_cast<int>(prog_->buffers.size()) - 1;
+}
+
+Status LowerCtx::dispatch(const Op &op, Kernel k, std::vector<int> buffers,
+                          std::array<uint32_t, 3> groups) {
+  std::vector<uint64_t> sizes;
+  for (int b : buffers) {
+    const Buffer &buf = prog_->buffers[static_cast<size_t>(b)];
+    if (buf.size == 0)
+      return Status::error(op.describe() + ": internal error: a kernel binds an empty tensor");
+    sizes.push_back(buf.size);
+  }
+  KILN_TRY(after_kir_stage(op, "lower", k, *opts_));
+  KILN_ASSIGN(std::vector<ByteRange> ranges,
+              split_large_bindings(op, k, buffers, sizes, *target_));
+  KILN_TRY(after_kir_stage(op, "split-bindings", k, *opts_));
+  KILN_ASSIGN(k, run_kir_stages(op, std::move(k), *opts_)); // simplify, unroll, verify
+  ++kernels_emitted_;
+  KILN_ASSIGN(uint32_t exe, executable_for(op, std::move(k)));
+  Dispatch d;
+  d.executable = exe;
+  d.buffers = std::move(buffers);
+  if (ranges.size() != sizes.size()) d.ranges = std::move(ranges); // some binding was split
+  std::copy(groups.begin(), groups.end(), d.workgroups);
+  prog_->commands.push_back(std::move(d));
+  return Status::ok();
+}
+
+Result<uint32_t> LowerCtx::executable_for(const Op &op, Kernel k) {
+  const uint64_t hash = structural_hash(k);
+  for (auto [it, end] = exe_of_hash_.equal_range(hash); it != end; ++it)
+    if (structural_equal(kernel_of_exe_[it->second], k)) return it->second;
+  Requirements req;
+  auto code = backend_->serialize(k, &req);
+  if (!code) return code.status().with_context(op.describe());
+  req.loop_iterations = static_cast<uint64_t>(std::max<int64_t>(0, loop_iterations(k.body)));
+  Executable e;
+  e.name = k.name;
+  e.code = std::move(*code);
+  std::copy(k.workgroup_size, k.workgroup_size + 3, e.workgroup_size);
+  e.num_bindings = static_cast<uint32_t>(k.buffers.size());
+  e.push_constant_bytes = 4 * k.push_constant_count;
+  e.requirements = req;
+  const auto exe = static_cast<uint32_t>(prog_->executables.size());
+  prog_->executables.push_back(std::move(e));
+  exe_of_hash_.emplace(hash, exe);
+  kernel_of_exe_.push_back(std::move(k));
+  return exe;
+}
+
+// ---- GridKernel --------------------------------------------------------------------------------
+
+GridKernel::GridKernel(LowerCtx &c, const Op &op, std::string name) : c_(c), op_(op) {
+  k_.name = std::move(name);
+}
+
+Result<BufferVar> GridKernel::bind(const Value *v, bool write, bool reuse) {
+  KILN_ASSIGN(ScalarType t, scalar_type(op_, v->type.dtype));
+  const int id = write && !reuse ? c_.define(v) : c_.buffer_of(v);
+  if (!write)
+    for (size_t i = 0; i < bufs_.size(); ++i)
+      if (bufs_[i] == id && k_.buffers[i].readonly) return k_.buffer(static_cast<int>(i));
+  bufs_.push_back(id);
+  return k_.add_buffer(fmt::format("b{}", bufs_.size() - 1), t, !write, write);
+}
+
+Result<BufferVar> GridKernel::in(const Value *v) { return bind(v, false); }
+
+BufferVar GridKernel::scratch(int id, ScalarType t, bool write) {
+  bufs_.push_back(id);
+  return k_.add_buffer(fmt::format("b{}", bufs_.size() - 1), t, !write, write);
+}
+
+Result<BufferVar> GridKernel::out(const Value *v) {
+  const Epilogue *e = c_.epilogue(v);
+  if (!e) return bind(v, true);
+  // The producers of a concat's operands written in place share its result's buffer.
+  KILN_ASSIGN(BufferVar o, bind(e->result(), true, e->concat && c_.has_buffer(e->result())));
+  BoundEpilogue be{e, v->type.dims, {}};
+  const Value *chain_value = v;
+  for (const Op *step : e->chain) {
+    std::vector<BufferVar> ops;
+    for (const Value *x : step->operands) {
+      if (x == chain_value) {
+        ops.push_back(BufferVar{-1, o.elem});
+        continue;
+      }
+      KILN_ASSIGN(BufferVar b, bind(x, false));
+      ops.push_back(b);
+    }
+    be.operands.push_back(std::move(ops));
+    chain_value = step->results[0];
+  }
+  epi_.emplace(o.index, std::move(be));
+  KILN_ASSIGN(ScalarType root_type, scalar_type(op_, v->type.dtype));
+  return BufferVar{o.index, root_type}; // the producer stores values of the root's type
+}
+
+Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v) {
+  auto it = epi_.find(o.index);
+  if (it == epi_.end()) return kir::store(o, i, v);
+  const BoundEpilogue &be = it->second;
+  auto apply = [&](const std::vector<Expr> &cs) -> Result<Stmt> {
+    for (size_t s = 0; s < be.e->chain.size(); ++s) {
+      const Op &step = *be.e->chain[s];
+      std::vector<Expr> xs;
+      for (size_t j = 0; j < step.operands.size(); ++j) {
+        const BufferVar &b = be.operands[s][j];
+        if (b.index < 0) {
+          xs.push_back(v);
+          continue;
+        }
+        const Shape &xs_shape = step.operands[j]->type.dims;
+        xs.push_back(load(b, xs_shape == be.shape ? i : broadcast_index(cs, xs_shape)));
+      }
+      KILN_ASSIGN(v, elementwise_expr(step, xs));
+    }
+    if (!be.e->concat) return kir::store(k_.buffer(o.index), i, v);
+    std::vector<Expr> at = cs;
+    at[be.e->axis] = at[be.e->axis] + be.e->offset;
+    return kir::store(k_.buffer(o.index), flatten(at, be.e->result()->type.dims), v);
+  };
+  bool broadcast = be.e->concat != nullptr;
+  for (const Op *step : be.e->chain)
+    for (const Value *x : step->operands) broadcast = broadcast || x->type.dims != be.shape;
+  if (!broadcast) return apply({});
+  return let_all(*this, "e", unflatten(i, be.shape), apply);
+}
+
+std::string GridKernel::fresh(const std::string &prefix) {
+  return fmt::format("{}{}", prefix, next_var_++);
+}
+
+Status GridKernel::finish(int64_t count, const std::function<Result<Stmt>(Expr)> &body) {
+  return dispatch_flat(c_, op_, k_, bufs_, count, fresh("i"), body);
+}
+
+Status GridKernel::finish_grid(std::array<uint32_t, 3> wg, std::array<uint32_t, 3> groups,
+                               Stmt body) {
+  std::copy(wg.begin(), wg.end(), k_.workgroup_size);
+  k_.body = std::move(body);
+  return c_.dispatch(op_, std::move(k_), std::move(bufs_), groups);
+}
+
+Status dispatch_flat(LowerCtx &c, const Op &op, Kernel &k, std::vector<int> &buffers,
+                     int64_t count,
+                     const std::string &index_name,
+                     const std::function<Result<Stmt>(Expr)> &body) {
+  if (count == 0) return Status::ok();
+  if (count > std::numeric_limits<int32_t>::max())
+    return Status::error(fmt::format("{}: {} elements exceed the 32-bit index range of kernels",
+                                     op.describe(), count));
+  const uint32_t wg = c.workgroup_size();
+  const uint64_t groups = (static_cast<uint64_t>(count) + wg - 1) / wg;
+  const uint64_t gy = (groups + 65534) / 65535;
+  const uint64_t gx = (groups + gy - 1) / gy;
+  k.workgroup_size[0] = wg;
+  k.workgroup_size[1] = k.workgroup_size[2] = 1;
+  Expr gid = global_id(0);
+  if (gy > 1) gid = gid + global_id(1) * imm_u32(static_cast<uint32_t>(gx * wg));
+  Expr i = var(index_name, ScalarType::i32);
+  KILN_ASSIGN(Stmt s, body(i));
+  k.body = let(i, cast(ScalarType::i32, gid), if_then(i < count, s));
+  return c.dispatch(op, std::move(k), std::move(buffers),
+                    {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1});
+}
+
+// ---- index helpers -----------------------------------------------------------------------------
+
+Expr i32(int64_t v) { return imm_i32(static_cast<int32_t>(v)); }
+
+std::vector<Expr> unflatten(const Expr &i, const Shape &shape) {
+  const auto st = shape_strides(shape);
+  std::vector<Expr> c;
+  bool outer_trivial = true; // every dim before this one is 1: no modulo needed
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) {
+      c.push_back(i32(0));
+      continue;
+    }
+    Expr e = st[d] == 1 ? i : i / st[d];
+    if (!outer_trivial) e = e % shape[d];
+    outer_trivial = false;
+    c.push_back(e);
+  }
+  return c;
+}
+
+Expr flatten(const std::vector<Expr> &coords, const Shape &shape) {
+  const auto st = shape_strides(shape);
+  Expr e = i32(0);
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1) e = e + (st[d] == 1 ? coords[d] : coords[d] * st[d]);
+  return e;
+}
+
+Expr broadcast_index(const std::vector<Expr> &out_coords, const Shape &in) {
+  const size_t off = out_coords.size() - in.size();
+  const auto st = shape_strides(in);
+  Expr e = i32(0);
+  for (size_t d = 0; d < in.size(); ++d)
+    if (in[d] != 1) e = e + (st[d] == 1 ? out_coords[off + d] : out_coords[off + d] * st[d]);
+  return e;
+}
+
+Result<Stmt> let_all(GridKernel &g, const std::string &prefix, std::vector<Expr> values,
+                     const std::function<Result<Stmt>(std::vector<Expr>)> &body) {
+  std::vector<std::pair<Expr, Expr>> binds;
+  std::vector<Expr> vars;
+  for (Expr &v : values) {
+    v = simplify(v);
+    if (v.as<IntImm>() || v.as<Var>()) {
+      vars.push_back(v);
+      continue;
+    }
+    Expr x = var(g.fresh(prefix), v.type());
+    binds.emplace_back(x, v);
+    vars.push_back(x);
+  }
+  KILN_ASSIGN(Stmt s, body(vars));
+  for (auto it = binds.rbegin(); it != binds.rend(); ++it) s = let(it->first, it->second, s);
+  return s;
+}
+
+// ---- checks ------------------------------------------------------------------------------------
+
+Status require_static(const Op &op) {
+  for (const Value *v : op.operands)
+    if (v && (!v->type.ranked || !v->type.is_static()))
+      return Status::error(fmt::format("{}: operand type {} is not static; the Vulkan compiler "
+                                       "needs static shapes",
+                                       op.describe(), v->type.str()));
+  for (const Value *v : op.results)
+    if (!v->type.ranked || !v->type.is_static())
+      return Status::error(fmt::format("{}: result type {} is not static; the Vulkan compiler "
+                                       "needs static shapes",
+                                       op.describe(), v->type.str()));
+  return Status::ok();
+}
+
+Status unsupported(const Op &op, const std::string &what) {
+  return Status::error(fmt::format("{}: {} has no Vulkan lowering yet", op.describe(), what));
+}
+
+const Tensor *const_operand(const Op &op, size_t i) {
+  return i < op.operands.size() ? Builder::constant_value(op.operands[i]) : nullptr;
+}
+
+Result<int64_t> norm_axis(const Op &op, int64_t axis, int64_t rank) {
+  const int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= std::max<int64_t>(rank, 1))
+    return Status::error(fmt::format("{}: axis {} is out of range for rank {}", op.describe(), axis,
+                                     rank));
+  return a;
+}
+
+Expr lowest_value(ScalarType t) {
+  if (is_float(t)) return fimm(t, -std::numeric_limits<double>::infinity());
+  switch (t) {
+  case ScalarType::i8: return imm(t, std::numeric_limits<int8_t>::min());
+  case ScalarType::i16: return imm(t, std::numeric_limits<int16_t>::min());
+  case ScalarType::i32: return imm(t, std::numeric_limits<int32_t>::min());
+  case ScalarType::i64: return imm(t, std::numeric_limits<int64_t>::min());
+  default: return imm(t, 0);
+  }
+}
+
+Expr highest_value(ScalarType t) {
+  if (is_float(t)) return fimm(t, std::numeric_limits<double>::infinity());
+  switch (t) {
+  case ScalarType::i8: return imm(t, std::numeric_limits<int8_t>::max());
+  case ScalarType::u8: return imm(t, std::numeric_limits<uint8_t>::max());
+  case ScalarType::i16: return imm(t, std::numeric_limits<int16_t>::max());
+  case ScalarType::u16: return imm(t, std::numeric_limits<uint16_t>::max());
+  case ScalarType::i32: return imm(t, std::numeric_limits<int32_t>::max());
+  case ScalarType::u32: return imm(t, std::numeric_limits<uint32_t>::max());
+  case ScalarType::i64: return imm(t, std::numeric_limits<int64_t>::max());
+  case ScalarType::u64: return imm(t, -1);
+  default: return imm(t, 1);
+  }
+}
+
+} // namespace kiln::compiler

@@ -1,0 +1,278 @@
+#include "compiler/schedules/schedule.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace kiln::compiler {
+
+const char *to_string(ScheduleMode m) {
+  switch (m) {
+  case ScheduleMode::automatic: return "auto";
+  case ScheduleMode::naive: return "naive";
+  }
+  return "?";
+}
+
+bool parse_schedule_mode(std::string_view s, ScheduleMode *out) {
+  if (s == "auto") *out = ScheduleMode::automatic;
+  else if (s == "naive") *out = ScheduleMode::naive;
+  else return false;
+  return true;
+}
+
+const char *to_string(Strategy s) {
+  switch (s) {
+  case Strategy::naive: return "naive";
+  case Strategy::tiled: return "tiled";
+  case Strategy::registers: return "registers";
+  }
+  return "?";
+}
+
+uint32_t TileConfig::shared_bytes() const {
+  // A is staged k-major with rows of tm + 1 (padding against bank conflicts), B with rows of tn.
+  return static_cast<uint32_t>(4 * tk * ((tm + 1) + tn));
+}
+
+namespace {
+
+// One row of the contraction strategy table. A row applies to a target whose subgroup size is
+// `subgroup` (0: any), with at least `min_shared` bytes of shared memory and `min_invocations`
+// invocations per workgroup, and to a shape with M, N and K at least the given minima; a row
+// with `one_wave` also needs a tile grid (split-K slices included) of at least one workgroup
+// per compute unit (when the target knows its count), so large tiles never leave most of the
+// device idle. The first row that applies wins; no row means naive.
+struct ContractionRow {
+  const char *name;
+  uint32_t subgroup;
+  uint32_t min_shared, min_invocations;
+  int64_t min_m, min_n, min_k;
+  Strategy strategy;
+  TileConfig tile;
+  bool one_wave = false;
+};
+
+// Sizes: NVIDIA rows follow the classic SIMT SGEMM shape (256 invocations, 8x8, 8x4 or 4x4
+// per invocation; 128x64 tiles where M >= 128 and 64x128 where M is 64, measured on resnet50
+// against 64x64); lavapipe rows keep the register block but skip staging (llvmpipe's shared
+// memory is ordinary memory and its barriers switch coroutines). Measured in bench/RESULTS.md.
+constexpr std::array<ContractionRow, 9> kContractionTable{{
+    {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8}, true},
+    {"nvidia-tall", 32, 16384, 256, 128, 64, 16, Strategy::tiled, {128, 64, 16, 8, 4}, true},
+    {"nvidia-wide", 32, 16384, 256, 64, 128, 16, Strategy::tiled, {64, 128, 16, 4, 8}, true},
+    {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4}, true},
+    {"nvidia-small", 32, 16384, 64, 16, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4}},
+    {"lavapipe-large", 8, 0, 64, 64, 64, 8, Strategy::registers, {64, 64, 1, 8, 8}},
+    {"lavapipe", 8, 0, 64, 8, 8, 8, Strategy::registers, {32, 32, 1, 4, 4}},
+    {"portable-medium", 0, 8192, 128, 64, 64, 16, Strategy::tiled, {64, 32, 16, 4, 4}},
+    {"portable-small", 0, 8192, 64, 16, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4}},
+}};
+
+bool applies(const ContractionRow &r, const kir::TargetDesc &t, const ContractionShape &s) {
+  if (r.subgroup != 0 && t.subgroup_size != r.subgroup) return false;
+  if (t.shared_memory_bytes < r.min_shared || t.max_workgroup_invocations < r.min_invocations)
+    return false;
+  if (r.strategy == Strategy::tiled && r.tile.shared_bytes() > t.shared_memory_bytes) return false;
+  if (static_cast<uint32_t>(r.tile.invocations()) > t.max_workgroup_invocations) return false;
+  if (s.M < r.min_m || s.N < r.min_n || s.K < r.min_k) return false;
+  if (!r.one_wave || t.compute_units == 0) return true;
+  const int64_t groups = tile_groups(s, r.tile) * pick_split_k(t, s, r.tile);
+  return groups >= static_cast<int64_t>(t.compute_units);
+}
+
+ContractionSchedule from_table(const kir::TargetDesc &t, const ContractionShape &s) {
+  ContractionSchedule out;
+  for (const ContractionRow &r : kContractionTable) {
+    if (!applies(r, t, s)) continue;
+    out.strategy = r.strategy;
+    out.tile = r.tile;
+    out.reason = r.name;
+    if (r.strategy == Strategy::tiled) out.split_k = pick_split_k(t, s, r.tile);
+    return out;
+  }
+  out.reason = fmt::format("no table row for M={} N={} K={} on {}", s.M, s.N, s.K, t.name);
+  return out;
+}
+
+} // namespace
+
+int64_t tile_groups(const ContractionShape &s, const TileConfig &t) {
+  return ((s.M + t.tm - 1) / t.tm) * ((s.N + t.tn - 1) / t.tn) * s.batch;
+}
+
+int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const TileConfig &tile) {
+  const int64_t groups = tile_groups(s, tile), units = t.compute_units;
+  if (units == 0 || groups >= units || tile.tk <= 0) return 1;
+  const int64_t steps = (s.K + tile.tk - 1) / tile.tk;
+  int64_t split = std::min<int64_t>({(2 * units + groups - 1) / groups, steps / 4, 64});
+  if (split < 2) return 1;
+  const int64_t per = (steps + split - 1) / split; // tk steps per slice; no empty slice
+  return static_cast<int>((steps + per - 1) / per);
+}
+
+bool parse_contraction_override(std::string_view spec, ContractionSchedule *out) {
+  ContractionSchedule r;
+  r.reason = fmt::format("--contraction {}", spec);
+  if (!spec.empty() && spec.back() == '!') {
+    r.everywhere = true;
+    spec.remove_suffix(1);
+  }
+  if (spec == "naive") {
+    *out = r;
+    return true;
+  }
+  const std::string text(spec);
+  char name[16] = {0};
+  TileConfig t;
+  int split = 0, used = 0; // 0: no :kS, split-K as the table would choose
+  const int fields = std::sscanf(text.c_str(), "%15[a-z]:%dx%dx%d:%dx%d%n:k%d%n", name, &t.tm,
+                                 &t.tn, &t.tk, &t.rm, &t.rn, &used, &split, &used);
+  if (fields < 6 || static_cast<size_t>(used) != text.size()) return false;
+  if (fields == 7 && (split < 1 || split > 64)) return false;
+  r.split_k = split;
+  if (std::string_view(name) == "tiled") r.strategy = Strategy::tiled;
+  else if (std::string_view(name) == "registers") r.strategy = Strategy::registers;
+  else return false;
+  if (split > 1 && r.strategy != Strategy::tiled) return false; // split-K is a tiled variant
+  if (t.tm <= 0 || t.tn <= 0 || t.tk <= 0 || t.rm <= 0 || t.rn <= 0 || t.tm % t.rm != 0 ||
+      t.tn % t.rn != 0 || t.tm > 256 || t.tn > 256 || t.tk > 256)
+    return false;
+  r.tile = t;
+  *out = r;
+  return true;
+}
+
+ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode,
+                                     const ContractionShape &s,
+                                     const ContractionSchedule *override) {
+  ContractionSchedule out;
+  if (mode == ScheduleMode::naive) {
+    out.reason = "--schedule naive";
+    return out;
+  }
+  ContractionSchedule table = from_table(t, s);
+  if (override && !override->reason.empty() && s.K > 0 &&
+      (override->everywhere || table.strategy != Strategy::naive)) {
+    const TileConfig &o = override->tile;
+    const bool fits = override->strategy == Strategy::naive ||
+                      (static_cast<uint32_t>(o.invocations()) <= t.max_workgroup_invocations &&
+                       (override->strategy != Strategy::tiled ||
+                        o.shared_bytes() <= t.shared_memory_bytes));
+    if (fits) {
+      ContractionSchedule o = *override;
+      if (o.split_k == 0)
+        o.split_k = o.strategy == Strategy::tiled ? pick_split_k(t, s, o.tile) : 1;
+      return o;
+    }
+  }
+  return table;
+}
+
+// ---- row reductions ---------------------------------------------------------------------------
+
+const char *to_string(RowStrategy s) {
+  switch (s) {
+  case RowStrategy::naive: return "naive";
+  case RowStrategy::workgroup_rows: return "workgroup_rows";
+  }
+  return "?";
+}
+
+namespace {
+
+// One row of the row-reduction table: applies to a target whose subgroup size is `subgroup`
+// (0: any) and to rows of at least `min_len` elements; the first row that applies wins, none
+// means naive. Rows shorter than a subgroup keep one invocation per row.
+struct RowReductionRow {
+  const char *name;
+  uint32_t subgroup;
+  int64_t min_len;
+  RowStrategy strategy;
+  uint32_t workgroup;
+};
+
+// NVIDIA: 256 invocations for long rows (bert-base layer norms of 768), 128 for rows of 64+
+// (attention softmax rows of 128), one subgroup for short rows. Lavapipe: no row (measured in
+// bench/RESULTS.md: llvmpipe runs a workgroup's invocations as SIMD lanes of one thread and its
+// barriers switch coroutines, so one invocation per row is faster there).
+constexpr std::array<RowReductionRow, 3> kRowReductionTable{{
+    {"nvidia-long", 32, 512, RowStrategy::workgroup_rows, 256},
+    {"nvidia", 32, 64, RowStrategy::workgroup_rows, 128},
+    {"nvidia-short", 32, 16, RowStrategy::workgroup_rows, 32},
+}};
+
+constexpr uint32_t kRowSubgroupOps = kir::subgroup_ops::basic | kir::subgroup_ops::arithmetic;
+
+// Why the target or shape rules out every non-naive strategy (empty: they do not).
+std::string row_rule(const kir::TargetDesc &t, const RowReductionShape &s) {
+  if (s.len >= kRowSplitMin) return fmt::format("rows of {} elements take the split path", s.len);
+  if (!s.contiguous) return "the row is not contiguous";
+  if (s.rows <= 0 || s.len <= 0) return "empty";
+  if ((t.subgroup_operations & kRowSubgroupOps) != kRowSubgroupOps)
+    return fmt::format("{} lacks subgroup arithmetic", t.name);
+  return {};
+}
+
+bool fits(const kir::TargetDesc &t, uint32_t workgroup) {
+  // Shared memory: one f32 partial per invocation and stage (at most three stages).
+  return workgroup <= t.max_workgroup_invocations && workgroup <= t.max_workgroup_size[0] &&
+         3 * 4 * workgroup <= t.shared_memory_bytes;
+}
+
+} // namespace
+
+bool parse_row_reduction_override(std::string_view spec, RowReductionSchedule *out) {
+  RowReductionSchedule r;
+  r.reason = fmt::format("--row-reduction {}", spec);
+  if (!spec.empty() && spec.back() == '!') {
+    r.everywhere = true;
+    spec.remove_suffix(1);
+  }
+  if (spec == "naive") {
+    *out = r;
+    return true;
+  }
+  constexpr std::string_view prefix = "workgroup_rows:";
+  if (spec.substr(0, prefix.size()) != prefix) return false;
+  const std::string num(spec.substr(prefix.size()));
+  if (num.empty() || num.size() > 4 || num.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  const int wg = std::stoi(num);
+  if (wg < 1 || wg > 1024 || (wg & (wg - 1)) != 0) return false;
+  r.strategy = RowStrategy::workgroup_rows;
+  r.workgroup = static_cast<uint32_t>(wg);
+  *out = r;
+  return true;
+}
+
+RowReductionSchedule pick_row_reduction(const kir::TargetDesc &t, ScheduleMode mode,
+                                        const RowReductionShape &s,
+                                        const RowReductionSchedule *override) {
+  RowReductionSchedule out;
+  if (mode == ScheduleMode::naive) {
+    out.reason = "--schedule naive";
+    return out;
+  }
+  out.reason = row_rule(t, s);
+  if (!out.reason.empty()) return out;
+  RowReductionSchedule table;
+  table.reason = fmt::format("no table row for {} rows of {} on {}", s.rows, s.len, t.name);
+  for (const RowReductionRow &r : kRowReductionTable) {
+    if ((r.subgroup != 0 && t.subgroup_size != r.subgroup) || s.len < r.min_len ||
+        !fits(t, r.workgroup))
+      continue;
+    table = {r.strategy, r.workgroup, r.name, false};
+    break;
+  }
+  if (override && !override->reason.empty() &&
+      (override->everywhere || table.strategy != RowStrategy::naive) &&
+      (override->strategy == RowStrategy::naive || fits(t, override->workgroup)))
+    return *override;
+  return table;
+}
+
+} // namespace kiln::compiler

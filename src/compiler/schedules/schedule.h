@@ -1,0 +1,113 @@
+// Schedules: how a kernel definition runs on a target. The strategy table (schedule.cpp) is
+// data: rows keyed by definition kind and target, each with tile parameters sized against the
+// target's shared memory and workgroup limits. Lowerings ask pick_*() and never hard-code a
+// strategy; `kiln compile --schedule naive` forces the reference strategy everywhere.
+#pragma once
+
+#include "kir/target.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kiln::compiler {
+
+// Which strategies the compiler may use: `auto` consults the table, `naive` forces the
+// reference strategy (one invocation per output element, today's kernels) for every kernel.
+enum class ScheduleMode { automatic, naive };
+const char *to_string(ScheduleMode m);
+bool parse_schedule_mode(std::string_view s, ScheduleMode *out);
+
+enum class Strategy {
+  naive,     // one invocation per output element, serial loop over the reduction
+  tiled,     // workgroup tile staged through shared memory, register block per invocation
+  registers, // register block per invocation read straight from global memory (no staging)
+};
+const char *to_string(Strategy s);
+
+// Tile parameters of the contraction strategies. A workgroup computes tm x tn outputs of one
+// batch entry with (tn / rn) x (tm / rm) invocations; each invocation owns rm x rn outputs,
+// strided by the invocation grid so neighbouring invocations touch neighbouring elements. The
+// reduction advances tk elements per step (the staged tiles are tk x tm and tk x tn).
+struct TileConfig {
+  int tm = 0, tn = 0, tk = 0, rm = 1, rn = 1;
+  int invocations() const { return (tm / rm) * (tn / rn); }
+  uint32_t shared_bytes() const; // staged tiles (f32), padded rows included
+};
+
+struct ContractionSchedule {
+  Strategy strategy = Strategy::naive;
+  TileConfig tile;
+  // Split-K (tiled only): the reduction is cut into `split_k` slices run as separate
+  // workgroups writing partial sums, then one kernel adds the slices and stores (epilogue
+  // included). 1 = no split; 0 (overrides only) = as the table's split-K rule decides.
+  int split_k = 1;
+  std::string reason; // the table row (or rule) that decided it, for --stats and tests
+  bool everywhere = false; // an override that also replaces the table's naive choices
+};
+
+// A contraction of `batch` independent [M x K] x [K x N] products.
+struct ContractionShape {
+  int64_t batch = 1, M = 0, N = 0, K = 0;
+};
+
+// A contraction schedule for tuning (`--contraction STRATEGY:TMxTNxTK:RMxRN[:kS]`, e.g.
+// `tiled:64x64x16:4x4` or, split-K in S slices, `tiled:32x32x16:4x4:k8`; without `:kS` a
+// tiled override splits where the table's split-K rule would): it replaces the table's choice wherever the table picks a non-naive
+// strategy; with a trailing `!` it applies to every contraction (tests). `naive` alone is
+// accepted. False on a malformed spec or a tile that is not a multiple of its register block.
+bool parse_contraction_override(std::string_view spec, ContractionSchedule *out);
+
+// The table's choice; `override` (strategy naive and empty reason: none) wins over the table
+// when the target can run it.
+// Workgroups the tile grid of `t` has over `s` (batch entries included).
+int64_t tile_groups(const ContractionShape &s, const TileConfig &t);
+
+// Split-K for a tiled schedule whose grid leaves the target's compute units idle: the number
+// of slices (1: none) so that the grid covers about two waves, with at least four tk steps
+// per slice. Targets without a compute-unit count never split.
+int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const TileConfig &tile);
+
+ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode,
+                                     const ContractionShape &s,
+                                     const ContractionSchedule *override = nullptr);
+
+// ---- row reductions (compiler/row_reduction.h) ----------------------------------------------
+
+enum class RowStrategy {
+  naive,          // one invocation per row, serial loops over the row (the lowering's kernel)
+  workgroup_rows, // one workgroup per row: strided accumulation, subgroup reduce, shared combine
+};
+const char *to_string(RowStrategy s);
+
+// A reduction of `rows` independent rows of `len` elements each; `contiguous` when a row's
+// elements are consecutive in memory (the reduced axes are the innermost ones).
+struct RowReductionShape {
+  int64_t rows = 0, len = 0;
+  bool contiguous = true;
+};
+
+struct RowReductionSchedule {
+  RowStrategy strategy = RowStrategy::naive;
+  uint32_t workgroup = 0;  // invocations per workgroup (workgroup_rows)
+  std::string reason;      // the table row (or rule) that decided it
+  bool everywhere = false; // an override that also replaces the table's naive choices
+};
+
+// Rows of this many elements or more run as split partial stages where the op has that path
+// (families/reduce.cpp); the row-reduction strategies never apply to them.
+constexpr int64_t kRowSplitMin = 8192;
+
+// `naive`, or `workgroup_rows:WG` (WG a power of two from 1 to 1024); a trailing `!` applies it
+// to every row reduction the target can run it for, not only where the table picks a
+// non-naive strategy (tests, tuning). False on a malformed spec.
+bool parse_row_reduction_override(std::string_view spec, RowReductionSchedule *out);
+
+// The table's choice for a row reduction (rules first: naive mode, split-length rows,
+// non-contiguous rows, a target without subgroup arithmetic); `override` (empty reason: none)
+// wins over the table where the target can run it.
+RowReductionSchedule pick_row_reduction(const kir::TargetDesc &t, ScheduleMode mode,
+                                        const RowReductionShape &s,
+                                        const RowReductionSchedule *override = nullptr);
+
+} // namespace kiln::compiler
