@@ -112,14 +112,24 @@ int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const Tile
   return static_cast<int>((steps + per - 1) / per);
 }
 
+namespace {
+
+// The part every override spec shares: a trailing `!` (apply everywhere) is removed from `spec`
+// into `everywhere`; true when what is left is `naive`, the complete reference spec.
+bool override_head(std::string_view &spec, bool *everywhere) {
+  if (!spec.empty() && spec.back() == '!') {
+    *everywhere = true;
+    spec.remove_suffix(1);
+  }
+  return spec == "naive";
+}
+
+} // namespace
+
 bool parse_contraction_override(std::string_view spec, ContractionSchedule *out) {
   ContractionSchedule r;
   r.reason = fmt::format("--contraction {}", spec);
-  if (!spec.empty() && spec.back() == '!') {
-    r.everywhere = true;
-    spec.remove_suffix(1);
-  }
-  if (spec == "naive") {
+  if (override_head(spec, &r.everywhere)) {
     *out = r;
     return true;
   }
@@ -226,11 +236,7 @@ bool fits(const kir::TargetDesc &t, uint32_t workgroup) {
 bool parse_row_reduction_override(std::string_view spec, RowReductionSchedule *out) {
   RowReductionSchedule r;
   r.reason = fmt::format("--row-reduction {}", spec);
-  if (!spec.empty() && spec.back() == '!') {
-    r.everywhere = true;
-    spec.remove_suffix(1);
-  }
-  if (spec == "naive") {
+  if (override_head(spec, &r.everywhere)) {
     *out = r;
     return true;
   }
