@@ -523,31 +523,34 @@ Status Parser::coopmat_ref(MemSpace &space, int &target, ScalarType &elem) {
   return Status::ok();
 }
 
-Result<Expr> Parser::coopmat_load_expr() {
-  const Token at_fn = cur_;
-  bump();
-  KILN_ASSIGN(ValueType t, matrix_type_args());
+Result<Parser::MatrixAccess> Parser::matrix_access() {
+  MatrixAccess a;
+  KILN_ASSIGN(a.type, matrix_type_args());
   KILN_TRY(expect("("));
   const Token at_ref = cur_;
-  MemSpace space = MemSpace::buffer;
-  int target = 0;
   ScalarType elem = ScalarType::f32;
-  KILN_TRY(coopmat_ref(space, target, elem));
-  if (elem != t.elem)
+  KILN_TRY(coopmat_ref(a.space, a.target, elem));
+  if (elem != a.type.elem)
     return error(at_ref, fmt::format("{} holds {}, the matrix {}", at_ref.text, to_string(elem),
-                                     to_string(t.elem)));
+                                     to_string(a.type.elem)));
   KILN_TRY(expect(","));
-  KILN_ASSIGN(Expr offset, index_arg("offset"));
+  KILN_ASSIGN(a.offset, index_arg("offset"));
   KILN_TRY(expect(","));
-  KILN_ASSIGN(Expr stride, index_arg("stride"));
+  KILN_ASSIGN(a.stride, index_arg("stride"));
   KILN_TRY(expect(","));
   std::optional<MatrixLayout> layout;
   if (cur_.kind == Tok::ident) layout = matrix_layout_named(cur_.text);
   if (!layout) return expected("a layout (row_major or col_major)");
   bump();
+  a.layout = *layout;
+  return a;
+}
+
+Result<Expr> Parser::coopmat_load_expr() {
+  bump();
+  KILN_ASSIGN(MatrixAccess a, matrix_access());
   KILN_TRY(expect(")"));
-  (void)at_fn;
-  return matrix_load(t, space, target, offset, stride, *layout);
+  return matrix_load(a.type, a.space, a.target, a.offset, a.stride, a.layout);
 }
 
 // coopmat_load / coopmat_muladd / coopmat_fill / coopmat_scale / coopmat_length '<' M '>' ...

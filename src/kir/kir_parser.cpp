@@ -283,33 +283,15 @@ Result<Stmt> Parser::vstore_stmt() {
 // coopmat_store<M>(bI | sI, offset, stride, layout, value)
 Result<Stmt> Parser::coopmat_store_stmt() {
   bump();
-  KILN_ASSIGN(ValueType t, matrix_type_args());
-  KILN_TRY(expect("("));
-  const Token at_ref = cur_;
-  MemSpace space = MemSpace::buffer;
-  int target = 0;
-  ScalarType elem = ScalarType::f32;
-  KILN_TRY(coopmat_ref(space, target, elem));
-  if (elem != t.elem)
-    return error(at_ref, fmt::format("{} holds {}, the matrix {}", at_ref.text, to_string(elem),
-                                     to_string(t.elem)));
-  KILN_TRY(expect(","));
-  KILN_ASSIGN(Expr offset, index_arg("offset"));
-  KILN_TRY(expect(","));
-  KILN_ASSIGN(Expr stride, index_arg("stride"));
-  KILN_TRY(expect(","));
-  std::optional<MatrixLayout> layout;
-  if (cur_.kind == Tok::ident) layout = matrix_layout_named(cur_.text);
-  if (!layout) return expected("a layout (row_major or col_major)");
-  bump();
+  KILN_ASSIGN(MatrixAccess a, matrix_access());
   KILN_TRY(expect(","));
   const Token at_value = cur_;
   KILN_ASSIGN(Expr value, expr());
-  if (value.value_type() != t)
+  if (value.value_type() != a.type)
     return error(at_value, fmt::format("coopmat_store value has type {}, not {}",
-                                       type_string(value), to_string(t)));
+                                       type_string(value), to_string(a.type)));
   KILN_TRY(expect(")"));
-  return matrix_store(space, target, offset, stride, *layout, value);
+  return matrix_store(a.space, a.target, a.offset, a.stride, a.layout, value);
 }
 
 } // namespace text

@@ -210,6 +210,16 @@ private:
   Result<Expr> coopmat_expr(const std::string &w);
   Result<Expr> coopmat_load_expr();
   Status coopmat_ref(MemSpace &space, int &target, ScalarType &elem);
+  // The shared part of coopmat_load / coopmat_store: `<M>(ref, offset, stride, layout`, the
+  // memory reference checked against the matrix's element type.
+  struct MatrixAccess {
+    ValueType type;
+    MemSpace space = MemSpace::buffer;
+    int target = 0;
+    Expr offset, stride;
+    MatrixLayout layout{};
+  };
+  Result<MatrixAccess> matrix_access();
   Result<Expr> index_arg(const char *what);
   Result<Expr> call_expr(Intrinsic fn);
   Result<Expr> binary_call(BinOp op);
