@@ -455,14 +455,21 @@ Expr load_shared(SharedVar array, Expr index) {
   return load_shared(array.index, array.elem, std::move(index));
 }
 
-Expr load_shared(int array, ScalarType elem, Expr index) {
+Expr load_shared(int array, ScalarType elem, Expr index, int lanes) {
   KILN_ASSERT(array >= 0, "kir: negative shared array index");
   KILN_ASSERT(is_index(index),
               "kir: shared index must be i32/u32");
+  KILN_ASSERT(lanes == 1 || lanes == 2 || lanes == 4, "kir: shared vector loads have 2 or 4 lanes");
   auto n = node<LoadShared>(elem);
+  n->lanes = static_cast<uint8_t>(lanes);
   n->array = array;
   n->index = std::move(index);
   return Expr(n);
+}
+
+Expr load_shared_vector(SharedVar array, Expr index) {
+  KILN_ASSERT(array.lanes > 1, "kir: load_shared_vector from a scalar shared array");
+  return load_shared(array.index, array.elem, std::move(index), array.lanes);
 }
 
 // ---- operators ----
@@ -617,9 +624,13 @@ BufferVar Kernel::add_buffer(std::string buf_name, ScalarType elem, bool readonl
   return {static_cast<int>(buffers.size()) - 1, elem};
 }
 
-SharedVar Kernel::add_shared(std::string array_name, ScalarType elem, uint32_t count) {
-  shared.push_back({std::move(array_name), elem, count});
-  return {static_cast<int>(shared.size()) - 1, elem};
+SharedVar Kernel::add_shared(std::string array_name, ScalarType elem, uint32_t count,
+                             int lanes) {
+  KILN_ASSERT(lanes == 1 || lanes == 2 || lanes == 4, "kir: shared arrays have 1, 2 or 4 lanes");
+  KILN_ASSERT(count % static_cast<uint32_t>(lanes) == 0, "kir: shared count not a multiple of lanes");
+  KILN_ASSERT(lanes == 1 || elem != ScalarType::boolean, "kir: vector shared arrays of bool");
+  shared.push_back({std::move(array_name), elem, count, lanes});
+  return {static_cast<int>(shared.size()) - 1, elem, lanes};
 }
 
 BufferVar Kernel::buffer(int i) const {
@@ -629,7 +640,7 @@ BufferVar Kernel::buffer(int i) const {
 
 SharedVar Kernel::shared_array(int i) const {
   KILN_ASSERT(i >= 0 && i < static_cast<int>(shared.size()), "kir: shared array index");
-  return {i, shared[i].elem};
+  return {i, shared[i].elem, shared[i].lanes};
 }
 
 } // namespace kiln::kir

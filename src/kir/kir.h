@@ -275,6 +275,8 @@ struct PushConst : ExprNode {
   static constexpr ExprKind node_kind = ExprKind::PushConst;
   int slot; // u32 at byte offset 4 * slot of the push constants
 };
+// A scalar, or (lanes > 1) the vector of lanes [index, index + lanes) of an array stored with
+// that many lanes; index % lanes == 0.
 struct LoadShared : ExprNode {
   static constexpr ExprKind node_kind = ExprKind::LoadShared;
   int array; // index into Kernel::shared
@@ -411,6 +413,7 @@ struct BufferVar {
 struct SharedVar {
   int index;
   ScalarType elem;
+  int lanes = 1; // the array's storage vector width (SharedArray::lanes)
 };
 
 // ---- expression factories (checked) ----
@@ -450,7 +453,9 @@ Expr local_id(int axis);
 Expr workgroup_id(int axis);
 Expr push_const(int slot); // u32
 Expr load_shared(SharedVar array, Expr index);
-Expr load_shared(int array, ScalarType elem, Expr index);
+Expr load_shared(int array, ScalarType elem, Expr index, int lanes = 1);
+// The array's vector (array.lanes lanes) whose first lane is element `index`.
+Expr load_shared_vector(SharedVar array, Expr index);
 // Vectors.
 Expr vector_load(BufferVar buf, Expr index, int lanes);
 Expr vector_load(int buffer, ScalarType elem, Expr index, int lanes);
@@ -540,10 +545,16 @@ struct BufferParam {
   bool writeonly = false;
 };
 
+// `count` scalar elements; with lanes 2 or 4 they are stored as vectors of that many lanes
+// (count % lanes == 0), so a vector load_shared of `lanes` lanes at an index that is a multiple
+// of `lanes` is one wide access (a 128-bit shared-memory load for f32x4). Scalar accesses
+// address single lanes; indices always count scalar elements. Cooperative-matrix accesses need
+// lanes 1.
 struct SharedArray {
   std::string name;
   ScalarType elem;
   uint32_t count;
+  int lanes = 1;
 };
 
 struct Kernel {
@@ -556,7 +567,7 @@ struct Kernel {
 
   BufferVar add_buffer(std::string buf_name, ScalarType elem, bool readonly = false,
                        bool writeonly = false);
-  SharedVar add_shared(std::string array_name, ScalarType elem, uint32_t count);
+  SharedVar add_shared(std::string array_name, ScalarType elem, uint32_t count, int lanes = 1);
   BufferVar buffer(int i) const;
   SharedVar shared_array(int i) const;
 };

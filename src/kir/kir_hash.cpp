@@ -221,6 +221,7 @@ std::vector<uint64_t> canon(const Kernel &k) {
   for (const SharedArray &s : k.shared) {
     c.put(uint64_t(s.elem));
     c.put(s.count);
+    c.put(uint64_t(s.lanes));
   }
   c.stmt(k.body);
   return std::move(c.tokens);

@@ -414,10 +414,16 @@ Result<Expr> Parser::vector_expr(const std::string &w) {
     KILN_TRY(need_vector());
     if (t.elem == ScalarType::boolean) return error(at_fn, "vload of bool vectors");
     KILN_TRY(expect("("));
-    KILN_ASSIGN(int b, ref('b', "a buffer reference bN"));
+    const bool shared = cur_.kind == Tok::ident && !cur_.text.empty() && cur_.text[0] == 's';
+    KILN_ASSIGN(int b, shared ? ref('s', "a shared array reference sN")
+                              : ref('b', "a buffer reference bN"));
     KILN_TRY(expect(","));
     KILN_ASSIGN(Expr index, index_arg("index"));
     KILN_TRY(expect(")"));
+    if (shared) {
+      if (t.lanes == 3) return error(at_fn, "shared vector loads have 2 or 4 lanes");
+      return load_shared(b, t.elem, index, t.lanes);
+    }
     return vector_load(b, t.elem, index, t.lanes);
   }
   if (w == "broadcast") {

@@ -77,6 +77,16 @@ Status Parser::shared_decl(Kernel &k) {
   KILN_TRY(expect("["));
   KILN_ASSIGN(s.count, u32_number("an element count"));
   KILN_TRY(expect("]"));
+  if (at("lanes")) {
+    bump();
+    const Token at_lanes = cur_;
+    KILN_ASSIGN(uint32_t lanes, u32_number("a lane count (2 or 4)"));
+    if (lanes != 2 && lanes != 4) return error(at_lanes, "shared arrays have 2 or 4 lanes");
+    if (s.count % lanes != 0)
+      return error(at_lanes, fmt::format("{} elements are not a whole number of {}-lane vectors",
+                                         s.count, lanes));
+    s.lanes = static_cast<int>(lanes);
+  }
   k.shared.push_back(std::move(s));
   return Status::ok();
 }

@@ -132,6 +132,9 @@ private:
   std::string print_node(const Builtin *n) { return to_string(n->builtin); }
   std::string print_node(const PushConst *n) { return fmt::format("pc[{}]", n->slot); }
   std::string print_node(const LoadShared *n) {
+    if (n->lanes > 1)
+      return fmt::format("vload<{}>(s{}, {})", to_string(n->value_type()), n->array,
+                         run(n->index));
     const std::vector<SharedArray> none;
     return fmt::format("{}[{}]", ref('s', n->array, n->type, k_ ? k_->shared : none),
                        run(n->index));
@@ -318,8 +321,8 @@ std::string print(const Kernel &k) {
   }
   for (size_t i = 0; i < k.shared.size(); ++i) {
     const SharedArray &s = k.shared[i];
-    out += fmt::format("  shared s{} {}: {}[{}]\n", i, format_label(s.name), to_string(s.elem),
-                       s.count);
+    out += fmt::format("  shared s{} {}: {}[{}]{}\n", i, format_label(s.name), to_string(s.elem),
+                       s.count, s.lanes > 1 ? fmt::format(" lanes {}", s.lanes) : "");
   }
   StmtPrinter p(&k, 1);
   p.list(k.body);

@@ -122,6 +122,10 @@ public:
 
   void visit(const LoadShared *n) override {
     check_shared(n->array, n->type);
+    if (n->lanes > 1 && ok_shared(n->array) && k_.shared[n->array].lanes != n->lanes)
+      fail(fmt::format("vector load of {} lanes from shared array s{} stored with {}", n->lanes,
+                       n->array, k_.shared[n->array].lanes));
+    check_lane_alignment(n->index, n->lanes);
     visit(n->index);
   }
 
@@ -226,6 +230,9 @@ private:
                            const Expr &stride, bool is_load) {
     if (space == MemSpace::shared) {
       check_shared(target, t);
+      if (ok_shared(target) && k_.shared[target].lanes != 1)
+        fail(fmt::format("cooperative-matrix access to shared array s{} stored as vectors",
+                         target));
     } else {
       check_buffer(target, t, is_load ? "coopmat_load from" : "coopmat_store to");
       const bool denied = ok_buffer(target) && (is_load ? k_.buffers[target].writeonly
@@ -284,6 +291,7 @@ private:
                        to_string(t)));
   }
 
+  bool ok_shared(int i) const { return i >= 0 && i < static_cast<int>(k_.shared.size()); }
   void check_shared(int i, ScalarType t) {
     if (i < 0 || i >= static_cast<int>(k_.shared.size()))
       return fail(fmt::format("shared array s{} out of range ({} arrays)", i, k_.shared.size()));
@@ -302,6 +310,13 @@ Status verify_header(const Kernel &k) {
   for (size_t i = 0; i < k.shared.size(); ++i)
     if (k.shared[i].count == 0)
       return Status::error(fmt::format("shared array s{} has no elements", i));
+  for (size_t i = 0; i < k.shared.size(); ++i) {
+    const int lanes = k.shared[i].lanes;
+    if ((lanes != 1 && lanes != 2 && lanes != 4) || k.shared[i].count % uint32_t(lanes) != 0 ||
+        (lanes > 1 && k.shared[i].elem == ScalarType::boolean))
+      return Status::error(fmt::format("shared array s{} has {} lanes for {} elements", i, lanes,
+                                       k.shared[i].count));
+  }
   if (!k.body.defined()) return Status::error("kernel has no body");
   return Status::ok();
 }

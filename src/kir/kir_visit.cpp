@@ -228,7 +228,7 @@ Expr Mutator::visit(const PushConst *, const Expr &self) { return self; }
 Expr Mutator::visit(const LoadShared *n, const Expr &self) {
   Expr i = mutate(n->index);
   if (i.same_as(n->index)) return self;
-  return load_shared(n->array, n->type, i);
+  return load_shared(n->array, n->type, i, n->lanes);
 }
 
 Expr Mutator::visit(const VectorLoad *n, const Expr &self) {

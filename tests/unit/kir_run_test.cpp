@@ -5,6 +5,7 @@
 #include "kir_test_kernels.h"
 #include "support/half.h"
 
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -55,6 +56,23 @@ TEST_F(KirRun, VectorLoadAxpy) {
   ASSERT_EQ(kir_run::run(device_, kir_test::vector_axpy_kernel(), target(), &bufs, launch), "");
   std::vector<float> out = kir_run::from_bytes<float>(bufs[2]);
   for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i] * 2.0f + b[i]) << "out[" << i << "]";
+}
+
+TEST_F(KirRun, SharedArrayOfVectors) {
+  const uint32_t n = 1024; // 4 workgroups of 64 invocations, 256 elements each
+  std::vector<float> in(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = float(i % 251) * 0.75f - 40.0f;
+  std::vector<float> poison(n, std::numeric_limits<float>::quiet_NaN());
+  std::vector<Bytes> bufs{kir_run::to_bytes(in), kir_run::to_bytes(poison)};
+  kir_run::Launch launch{{n / 256, 1, 1}, {}};
+  ASSERT_EQ(kir_run::run(device_, kir_test::shared_vector_kernel(), target(), &bufs, launch), "");
+  std::vector<float> out = kir_run::from_bytes<float>(bufs[1]);
+  for (uint32_t w = 0; w < n / 256; ++w)
+    for (uint32_t l = 0; l < 64; ++l)
+      for (uint32_t r = 0; r < 4; ++r) {
+        const uint32_t o = w * 256 + 4 * l + r;
+        ASSERT_EQ(out[o], float(r + 1) * in[w * 256 + 4 * (63 - l) + r]) << "out[" << o << "]";
+      }
 }
 
 TEST_F(KirRun, SubgroupReduceShuffleBroadcast) {

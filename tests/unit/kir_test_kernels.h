@@ -28,6 +28,32 @@ inline Kernel vector_axpy_kernel() {
   return k;
 }
 
+// A shared array stored as 4-lane vectors, 64 invocations per workgroup: invocation l stores
+// in[base + l + 64 * r] as scalar element l + 64 * r (r < 4: every lane of every vector gets
+// written through a scalar lane address), then, after a barrier, reads vector 63 - l with one
+// 4-lane load and writes its lanes times (r + 1) to out[base + 4 * l + r]:
+// out[base + 4 * l + r] = (r + 1) * in[base + 4 * (63 - l) + r].
+inline Kernel shared_vector_kernel() {
+  Kernel k;
+  k.name = "shared_vector";
+  k.workgroup_size[0] = 64;
+  BufferVar in = k.add_buffer("in", ScalarType::f32, true);
+  BufferVar out = k.add_buffer("out", ScalarType::f32, false, true);
+  SharedVar tile = k.add_shared("tile", ScalarType::f32, 256, 4);
+  Expr l = var("l", ScalarType::i32), base = var("base", ScalarType::i32);
+  Expr v = var("v", ValueType::vector(ScalarType::f32, 4));
+  std::vector<Stmt> body;
+  for (int r = 0; r < 4; ++r)
+    body.push_back(store_shared(tile, l + r * 64, load(in, base + l + r * 64)));
+  body.push_back(barrier());
+  body.push_back(declare_var(v, load_shared_vector(tile, (imm_i32(63) - l) * 4)));
+  for (int r = 0; r < 4; ++r)
+    body.push_back(store(out, base + l * 4 + r, extract_lane(v, r) * imm_f32(float(r + 1))));
+  k.body = let(l, cast(ScalarType::i32, local_id(0)),
+               let(base, cast(ScalarType::i32, workgroup_id(0)) * 256, block(std::move(body))));
+  return k;
+}
+
 // Per invocation g (of pc[0]): sum[g] = subgroup sum of x, max[g] = subgroup max of x,
 // xor1[g] = x of invocation (id ^ 1), first[g] = x of the lowest invocation, info[g] =
 // subgroup_size << 16 | subgroup_id << 8 | subgroup_invocation_id. The grid covers pc[0]

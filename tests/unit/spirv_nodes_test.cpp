@@ -155,6 +155,33 @@ TEST(SpirvNodes, VectorLoadIsOneVec4Access) {
   EXPECT_EQ(aliased, 6u); // a, b, out: the scalar variable and the vec4 view each
 }
 
+TEST(SpirvNodes, SharedArrayOfVectorsIsOneVec4Load) {
+  Requirements used;
+  Module m = parse(emit_ok(kir_test::shared_vector_kernel(), lavapipe(), &used));
+  EXPECT_EQ(used.shared_memory_bytes, 1024u);
+  // The Workgroup variable is an array of 64 vec4; the vector read is one OpLoad of a vec4,
+  // the four scalar stores go through two-index access chains (vector, lane).
+  uint32_t f32 = 0, vec4 = 0, shared_loads_of_vec4 = 0, array_of_vec4 = 0, lane_chains = 0;
+  std::set<uint32_t> workgroup_vars, shared_pointers;
+  for (const auto &ins : m.instructions) {
+    uint32_t op = ins[0] & 0xffff;
+    if (op == spv::OpTypeFloat && ins[2] == 32) f32 = ins[1];
+    if (op == spv::OpTypeVector && ins[2] == f32 && ins[3] == 4) vec4 = ins[1];
+    if (op == spv::OpTypeArray && vec4 != 0 && ins[2] == vec4) ++array_of_vec4;
+    if (op == spv::OpVariable && ins[3] == spv::StorageClassWorkgroup) workgroup_vars.insert(ins[2]);
+    if (op == spv::OpAccessChain && workgroup_vars.count(ins[3])) {
+      shared_pointers.insert(ins[2]);
+      if (ins.size() == 6) ++lane_chains; // base, vector index, lane index
+    }
+    if (op == spv::OpLoad && vec4 != 0 && ins[1] == vec4 && shared_pointers.count(ins[3]))
+      ++shared_loads_of_vec4;
+  }
+  EXPECT_EQ(array_of_vec4, 1u);
+  EXPECT_EQ(shared_loads_of_vec4, 1u);
+  EXPECT_EQ(lane_chains, 4u);
+  emit_valid(kir_test::shared_vector_kernel());
+}
+
 TEST(SpirvNodes, SubgroupKernelValidatesAndRecordsOperations) {
   Requirements used = emit_valid(kir_test::subgroup_kernel());
   EXPECT_EQ(used.subgroup_operations, subgroup_ops::basic | subgroup_ops::arithmetic |

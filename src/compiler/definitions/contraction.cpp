@@ -1,8 +1,11 @@
 // Contraction strategies: `tiled` (a workgroup stages tk-deep slices of its A and B tiles in
-// shared memory, each invocation accumulates an rm x rn register block from them) and
-// `registers` (the same register block read straight from global memory, no staging and no
-// barriers). Invocation (tx, ty) of a workgroup owns rows ty + i * WY and columns tx + j * WX
-// of the workgroup's tile, so neighbouring invocations read neighbouring B columns.
+// shared memory, double-buffered, each invocation accumulates an rm x rn register block from
+// them) and `registers` (the same register block read straight from global memory, no staging
+// and no barriers). Invocation (tx, ty) of a workgroup owns its rows in groups of VA
+// consecutive rows, group g at g * WY * VA + ty * VA, and its columns likewise in groups of VB
+// (VA = VB = 1 for `registers`: rows ty + i * WY, columns tx + j * WX), so neighbouring
+// invocations read neighbouring B columns and, in `tiled`, each group is one vector load from
+// shared memory.
 #include "compiler/definitions/contraction.h"
 
 #include <fmt/format.h>
@@ -47,13 +50,21 @@ Expr read(const BufferVar &buf, const OperandRef &r, const Expr &extra, ScalarTy
 // slice * batch + batch entry, and `slice` (else undefined) is the invocation's K slice.
 struct Layout {
   int wx, wy;       // invocations along n and m
+  int va = 1, vb = 1; // rows / columns per group (see the file comment)
   Expr tx, ty, lid; // local coordinates, linear id
   Expr m0, n0, z;   // tile origin and batch entry
   Expr zg, slice;   // split-K: the grid's z and the slice
+  // The tile-local row of register-block row i and column of block column j.
+  Expr row(int i) const { return va == 1 ? ty + i * wy : ty * va + ((i / va) * wy * va + i % va); }
+  Expr col(int j) const { return vb == 1 ? tx + j * wx : tx * vb + ((j / vb) * wx * vb + j % vb); }
 };
 
-Layout make_layout(const TileConfig &t, bool split_k) {
+Layout make_layout(const TileConfig &t, bool split_k, bool grouped) {
   Layout l;
+  if (grouped) {
+    l.va = t.a_lanes();
+    l.vb = t.b_lanes();
+  }
   l.wx = t.tn / t.rn;
   l.wy = t.tm / t.rm;
   l.tx = var("tx", ScalarType::i32);
@@ -126,8 +137,8 @@ Result<Stmt> store_block(const ContractionDef &d, const TileConfig &t, const Lay
       if (d.M % t.tm != 0) inb = m < d.M;
       if (d.N % t.tn != 0) inb = inb.defined() ? logical_and(inb, n < d.N) : n < d.N;
       if (inb.defined()) st = if_then(inb, st);
-      st = let(n, l.n0 + l.tx + j * l.wx, st);
-      out.push_back(let(m, l.m0 + l.ty + i * l.wy, st));
+      st = let(n, l.n0 + l.col(j), st);
+      out.push_back(let(m, l.m0 + l.row(i), st));
     }
   return block(std::move(out));
 }
@@ -245,32 +256,49 @@ std::vector<Expr> slice_reads(const ContractionDef &d, const TileConfig &t, cons
   return out;
 }
 
+// The register block's values of one operand at reduction step kk of the staged slice whose
+// first element is `base`: per group of `lanes` rows (columns), one vector load from shared
+// memory whose lanes are declared as separate values; scalar loads when lanes is 1.
+std::vector<Expr> block_operand(const SharedVar &tile, const Expr &at, int count, int lanes,
+                                int stride, const char *prefix, std::vector<Stmt> &out) {
+  std::vector<Expr> values;
+  for (int g = 0; g < count / lanes; ++g) {
+    const Expr index = at + g * stride;
+    if (lanes == 1) {
+      Expr x = var(fmt::format("{}{}", prefix, g), tile.elem);
+      out.push_back(declare_var(x, load_shared(tile, index)));
+      values.push_back(x);
+      continue;
+    }
+    Expr v = var(fmt::format("{}v{}", prefix, g), ValueType::vector(tile.elem, lanes));
+    out.push_back(declare_var(v, load_shared_vector(tile, index)));
+    for (int r = 0; r < lanes; ++r) values.push_back(extract_lane(v, r));
+  }
+  return values;
+}
+
 // `steps_per_slice` > 0: split-K, the invocation runs tk steps [slice * it, min(+it, all)).
-// Software pipelining: the next step's global reads are issued into registers before the
-// current step's multiply-adds, so their latency hides behind the arithmetic.
+// Software pipelining: the staged slices are double-buffered (step kt reads buffer kt % 2), and
+// the next step's global reads are issued into registers before the current step's
+// multiply-adds and stored into the other buffer after them, so one barrier per step suffices
+// and the reads' latency hides behind the arithmetic.
 Result<Stmt> tiled_body(GridKernel &g, const ContractionDef &d, const TileConfig &t,
                         const Layout &l, int64_t steps_per_slice) {
-  SharedVar as = g.kernel().add_shared("a_tile", d.acc, static_cast<uint32_t>(t.tk * (t.tm + 1)));
-  SharedVar bs = g.kernel().add_shared("b_tile", d.acc, static_cast<uint32_t>(t.tk * t.tn));
-  const StageArgs sa{as, t.tk, t.tm + 1, t.tm, true}, sb{bs, t.tk, t.tn, t.tn, false};
+  const int a_size = t.tk * t.a_row(), b_size = t.tk * t.tn; // one buffer of each
+  SharedVar as = g.kernel().add_shared("a_tile", d.acc, static_cast<uint32_t>(2 * a_size), l.va);
+  SharedVar bs = g.kernel().add_shared("b_tile", d.acc, static_cast<uint32_t>(2 * b_size), l.vb);
+  const StageArgs sa{as, t.tk, t.a_row(), t.tm, true}, sb{bs, t.tk, t.tn, t.tn, false};
   const Staged pa = staged_elements(t, l, sa, d.acc, "pa"), pb = staged_elements(t, l, sb, d.acc, "pb");
   std::vector<Stmt> body;
   Accumulators acc = declare_accumulators(t, d.acc, body);
   const int64_t steps = (d.K() + t.tk - 1) / t.tk;
   Expr kt = var("kt", ScalarType::i32), k0 = var("k0", ScalarType::i32);
-  Expr kk = var("kk", ScalarType::i32);
-  std::vector<Expr> av, bv;
+  Expr kk = var("kk", ScalarType::i32), cur = var("cur", ScalarType::i32);
   std::vector<Stmt> inner;
-  for (int i = 0; i < t.rm; ++i) {
-    Expr x = var(fmt::format("a{}", i), d.acc);
-    inner.push_back(declare_var(x, load_shared(as, kk * (t.tm + 1) + l.ty + i * l.wy)));
-    av.push_back(x);
-  }
-  for (int j = 0; j < t.rn; ++j) {
-    Expr x = var(fmt::format("b{}", j), d.acc);
-    inner.push_back(declare_var(x, load_shared(bs, kk * t.tn + l.tx + j * l.wx)));
-    bv.push_back(x);
-  }
+  const std::vector<Expr> av = block_operand(as, cur * a_size + kk * t.a_row() + l.ty * l.va,
+                                             t.rm, l.va, l.wy * l.va, "a", inner);
+  const std::vector<Expr> bv = block_operand(bs, cur * b_size + kk * t.tn + l.tx * l.vb, t.rn,
+                                             l.vb, l.wx * l.vb, "b", inner);
   for (Stmt &s : multiply_block(acc, av, bv)) inner.push_back(std::move(s));
   Expr first = i32(0), count = i32(steps), end = i32(steps);
   if (steps_per_slice > 0) {
@@ -278,8 +306,6 @@ Result<Stmt> tiled_body(GridKernel &g, const ContractionDef &d, const TileConfig
     count = min(i32(steps_per_slice), i32(steps) - first);
     end = first + count;
   }
-  // Prefetch of the first step, then per step: registers -> shared, barrier, the next
-  // step's reads, the multiply-adds, barrier.
   auto reads_into = [&](const Expr &at_k0, bool declare) {
     std::vector<Stmt> out;
     const std::vector<Expr> ra = slice_reads(d, t, l, at_k0, sa, true);
@@ -290,18 +316,28 @@ Result<Stmt> tiled_body(GridKernel &g, const ContractionDef &d, const TileConfig
       out.push_back(declare ? declare_var(pb.regs[e], rb[e]) : assign(pb.regs[e], rb[e]));
     return out;
   };
+  // The staged registers into buffer `buf` (0 or 1).
+  auto stores_into = [&](const Expr &buf) {
+    std::vector<Stmt> out;
+    for (const Staged *st : {&pa, &pb})
+      for (size_t e = 0; e < st->regs.size(); ++e) {
+        const Expr base = buf * (st == &pa ? a_size : b_size);
+        Stmt s = store_shared(st == &pa ? as : bs, base + st->at[e], st->regs[e]);
+        out.push_back(st->guard[e].defined() ? if_then(st->guard[e], s) : s);
+      }
+    return out;
+  };
+  // Prologue: the first step's slice into its buffer. Then per step: the next step's reads,
+  // the multiply-adds on this step's buffer, the next slice into the other buffer, barrier.
   for (Stmt &s : reads_into(first * t.tk, true)) body.push_back(std::move(s));
+  for (Stmt &s : stores_into(first % 2)) body.push_back(std::move(s));
+  body.push_back(barrier());
   std::vector<Stmt> step;
-  for (const Staged *st : {&pa, &pb})
-    for (size_t e = 0; e < st->regs.size(); ++e) {
-      Stmt s = store_shared(st == &pa ? as : bs, st->at[e], st->regs[e]);
-      step.push_back(st->guard[e].defined() ? if_then(st->guard[e], s) : s);
-    }
-  step.push_back(barrier());
   step.push_back(if_then(kt + 1 < end, let(k0, (kt + 1) * t.tk, block(reads_into(k0, false)))));
   step.push_back(for_loop(kk, i32(0), i32(t.tk), block(std::move(inner))));
+  step.push_back(if_then(kt + 1 < end, block(stores_into(i32(1) - cur))));
   step.push_back(barrier());
-  body.push_back(for_loop(kt, first, count, block(std::move(step))));
+  body.push_back(for_loop(kt, first, count, let(cur, kt % 2, block(std::move(step)))));
   KILN_ASSIGN(Stmt st, store_block(d, t, l, acc));
   body.push_back(st);
   return block(std::move(body));
@@ -330,7 +366,7 @@ Status emit_split_k(GridKernel &g, const ContractionDef &d, const ContractionSch
   KILN_ASSIGN(pd.a, gp.in(d.a_value));
   KILN_ASSIGN(pd.b, gp.in(d.b_value));
   const BufferVar part = gp.scratch(partials, d.acc, true);
-  const Layout l = make_layout(t, true);
+  const Layout l = make_layout(t, true, true);
   pd.store = [&](const Expr &, const Expr &m, const Expr &n, const Expr &acc) -> Result<Stmt> {
     return kir::store(part, (l.zg * d.M + m) * d.N + n, acc);
   };
@@ -389,7 +425,7 @@ Status emit_contraction(GridKernel &g, const ContractionDef &d, const Contractio
   const TileConfig &t = s.tile;
   KILN_ASSERT(t.tm % t.rm == 0 && t.tn % t.rn == 0, "contraction tile not a multiple of its block");
   if (s.split_k > 1) return emit_split_k(g, d, s);
-  const Layout l = make_layout(t, false);
+  const Layout l = make_layout(t, false, s.strategy == Strategy::tiled);
   Result<Stmt> body = s.strategy == Strategy::tiled ? tiled_body(g, d, t, l, 0)
                                                     : registers_body(d, t, l);
   if (!body) return body.status();

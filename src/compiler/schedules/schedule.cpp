@@ -34,8 +34,8 @@ const char *to_string(Strategy s) {
 }
 
 uint32_t TileConfig::shared_bytes() const {
-  // A is staged k-major with rows of tm + 1 (padding against bank conflicts), B with rows of tn.
-  return static_cast<uint32_t>(4 * tk * ((tm + 1) + tn));
+  // Double-buffered: two slices of each staged tile.
+  return static_cast<uint32_t>(2 * 4 * tk * (a_row() + tn));
 }
 
 namespace {

@@ -32,7 +32,13 @@ const char *to_string(Strategy s);
 struct TileConfig {
   int tm = 0, tn = 0, tk = 0, rm = 1, rn = 1;
   int invocations() const { return (tm / rm) * (tn / rn); }
-  uint32_t shared_bytes() const; // staged tiles (f32), padded rows included
+  // `tiled` staging: A k-major in rows of a_row() elements, B k-major in rows of tn, each
+  // stored as vectors of a_lanes() / b_lanes() (4 when the register block allows, so one
+  // shared-memory load feeds 4 rows or columns of an invocation's block).
+  int a_lanes() const { return rm % 4 == 0 ? 4 : rm % 2 == 0 ? 2 : 1; }
+  int b_lanes() const { return rn % 4 == 0 ? 4 : rn % 2 == 0 ? 2 : 1; }
+  int a_row() const { return tm + (a_lanes() == 1 ? 1 : a_lanes()); } // padded: no bank conflicts
+  uint32_t shared_bytes() const; // both staging buffers (f32), padded rows included
 };
 
 struct ContractionSchedule {

@@ -176,7 +176,9 @@ void Emitter::decorate_aliased_views() {
 void Emitter::declare_shared() {
   for (const kir::SharedArray &s : k_.shared) {
     use(s.elem, true);
-    uint32_t array = b_.type_array(type_of(s.elem), s.count);
+    // A vector-stored array (lanes 2 or 4) is an array of count / lanes vectors.
+    const uint32_t elem = s.lanes > 1 ? type_of(ValueType::vector(s.elem, s.lanes)) : type_of(s.elem);
+    uint32_t array = b_.type_array(elem, s.count / static_cast<uint32_t>(s.lanes));
     uint32_t ptr = b_.type_pointer(spv::StorageClassWorkgroup, array);
     uint32_t var = b_.global_variable(ptr, spv::StorageClassWorkgroup);
     b_.name(var, s.name);

@@ -243,11 +243,20 @@ uint32_t Emitter::buffer_pointer(int buffer, const kir::Expr &index) {
   return b_.emit_result(spv::OpAccessChain, ptr, {buffers_[buffer], b_.constant_u32(0), i});
 }
 
-uint32_t Emitter::shared_pointer(int array, const kir::Expr &index) {
-  ScalarType elem = k_.shared[array].elem;
-  uint32_t ptr = b_.type_pointer(spv::StorageClassWorkgroup, type_of(elem));
+uint32_t Emitter::shared_pointer(int array, const kir::Expr &index, int lanes) {
+  const kir::SharedArray &s = k_.shared[array];
+  const uint32_t pointee = lanes > 1 ? type_of(ValueType::vector(s.elem, lanes)) : type_of(s.elem);
+  uint32_t ptr = b_.type_pointer(spv::StorageClassWorkgroup, pointee);
   uint32_t i = expr(index);
-  return b_.emit_result(spv::OpAccessChain, ptr, {shared_[array], i});
+  if (s.lanes == 1) return b_.emit_result(spv::OpAccessChain, ptr, {shared_[array], i});
+  // Vector storage: element i is lane i % lanes of vector i / lanes.
+  const ScalarType it = index.type();
+  const uint32_t shift = int_constant(it, s.lanes == 4 ? 2 : 1);
+  const uint32_t v = op(kir::is_signed_int(it) ? spv::OpShiftRightArithmetic
+                                               : spv::OpShiftRightLogical, it, {i, shift});
+  if (lanes > 1) return b_.emit_result(spv::OpAccessChain, ptr, {shared_[array], v});
+  const uint32_t lane = op(spv::OpBitwiseAnd, it, {i, int_constant(it, s.lanes - 1)});
+  return b_.emit_result(spv::OpAccessChain, ptr, {shared_[array], v, lane});
 }
 
 uint32_t Emitter::expr_node(const kir::Load *n) {
@@ -289,7 +298,8 @@ uint32_t Emitter::expr_node(const kir::PushConst *n) {
 }
 
 uint32_t Emitter::expr_node(const kir::LoadShared *n) {
-  return op(spv::OpLoad, n->type, {shared_pointer(n->array, n->index)});
+  if (n->lanes > 1) use(n->type, true);
+  return op(spv::OpLoad, n->value_type(), {shared_pointer(n->array, n->index, n->lanes)});
 }
 
 } // namespace kiln::spirv

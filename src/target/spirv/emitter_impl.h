@@ -96,7 +96,9 @@ private:
   KILN_KIR_EXPR_KINDS(KILN_SPIRV_EXPR)
 #undef KILN_SPIRV_EXPR
   uint32_t buffer_pointer(int buffer, const kir::Expr &index);
-  uint32_t shared_pointer(int array, const kir::Expr &index);
+  // A pointer to the scalar at element `index` of a shared array, or (lanes > 1) to the array's
+  // vector whose first lane is `index`.
+  uint32_t shared_pointer(int array, const kir::Expr &index, int lanes = 1);
   uint32_t builtin_var(int which);
   uint32_t subgroup_builtin(spv::BuiltIn b); // a u32 Input builtin of the subgroup
   uint32_t convert_matrix(uint32_t value, ScalarType from, const ValueType &to);
