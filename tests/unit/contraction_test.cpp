@@ -33,6 +33,11 @@ const Forced kForced[] = {
     // tk a whole number of convolution windows (3x3, 3x2, 4): k decomposes per slice.
     {"tiled:32x32x18:4x4!", Strategy::tiled},
     {"tiled:16x16x36:2x2:k2!", Strategy::tiled, true},
+    // Staging variants: scalar and 2-lane shared loads, one staging buffer.
+    {"tiled:32x32x16:4x4:v1!", Strategy::tiled},
+    {"tiled:32x32x8:2x4:v2:s1!", Strategy::tiled},
+    {"tiled:64x32x18:4x4:s1!", Strategy::tiled},
+    {"tiled:32x32x16:4x4:s1:k3!", Strategy::tiled, true},
 };
 
 int count_of(const CompileStats &s, Strategy st) {
@@ -146,6 +151,11 @@ TEST(ContractionTable, PicksByTargetAndShape) {
   };
   EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 4096, 4096, 4096).strategy, Strategy::tiled);
   EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 4096, 4096, 4096).tile.tm, 128);
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 4096, 4096, 4096).tile.stages, 2);
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 1024, 1024, 64).tile.stages, 1); // medium row
+  // A classifier at batch 1 (M = 1): the small row, split-K, not one invocation per output.
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 1, 1000, 2048).strategy, Strategy::tiled);
+  EXPECT_GT(pick(*nv, ScheduleMode::automatic, 1, 1000, 2048).split_k, 1);
   EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 64, 3136, 576).strategy, Strategy::registers);
   // Must not fire: tiny shapes, depthwise-like M of 1, an empty reduction, --schedule naive.
   EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 1, 4096, 9).strategy, Strategy::naive);
@@ -197,21 +207,31 @@ TEST(ContractionTable, OverrideParsing) {
   EXPECT_EQ(s.tile.rm, 4);
   EXPECT_EQ(s.tile.rn, 2);
   EXPECT_EQ(s.split_k, 0); // as the table would split
+  EXPECT_EQ(s.tile.lanes, 4); // table defaults: 4-lane loads, two staging buffers
+  EXPECT_EQ(s.tile.stages, 2);
   ASSERT_TRUE(compiler::parse_contraction_override("tiled:32x32x16:4x4:k8", &s));
   EXPECT_EQ(s.split_k, 8);
+  ASSERT_TRUE(compiler::parse_contraction_override("tiled:32x32x16:4x4:s1:v2:k3", &s));
+  EXPECT_EQ(s.split_k, 3);
+  EXPECT_EQ(s.tile.stages, 1);
+  EXPECT_EQ(s.tile.lanes, 2);
+  EXPECT_EQ(s.tile.a_lanes(), 2);
+  EXPECT_EQ(s.tile.a_row(), 34);
   for (const char *bad : {"", "tiled", "tiled:64x32x16", "tiled:64x30x16:4x4", "fast:8x8x8:1x1",
                           "tiled:0x32x16:1x1", "tiled:512x32x16:4x4", "!",
                           "tiled:32x32x16:4x4:k0", "tiled:32x32x16:4x4:k65",
-                          "registers:32x32x1:4x4:k2", "tiled:32x32x16:4x4junk"})
+                          "registers:32x32x1:4x4:k2", "tiled:32x32x16:4x4junk",
+                          "tiled:32x32x16:4x4:v3", "tiled:32x32x16:4x4:s3", "tiled:32x32x16:4x4:k2:k3",
+                          "tiled:32x32x16:4x4:x2", "tiled:32x32x16:4x4:v"})
     EXPECT_FALSE(compiler::parse_contraction_override(bad, &s)) << bad;
   // Without `!` an override leaves the table's naive choices alone; with it, it replaces them.
   const kir::TargetDesc *nv = kir::find_target("vulkan-nvidia");
-  EXPECT_EQ(compiler::pick_contraction(*nv, compiler::ScheduleMode::automatic, {1, 1, 64, 9}, &s)
+  EXPECT_EQ(compiler::pick_contraction(*nv, compiler::ScheduleMode::automatic, {1, 1, 64, 4}, &s)
                 .strategy,
             Strategy::naive);
   ASSERT_TRUE(compiler::parse_contraction_override("tiled:64x32x16:4x2!", &s));
   EXPECT_TRUE(s.everywhere);
-  EXPECT_EQ(compiler::pick_contraction(*nv, compiler::ScheduleMode::automatic, {1, 1, 64, 9}, &s)
+  EXPECT_EQ(compiler::pick_contraction(*nv, compiler::ScheduleMode::automatic, {1, 1, 64, 4}, &s)
                 .strategy,
             Strategy::tiled);
   // An override the target cannot run (too many invocations) falls back to the table.

@@ -1,11 +1,13 @@
 // Contraction strategies: `tiled` (a workgroup stages tk-deep slices of its A and B tiles in
 // shared memory, double-buffered, each invocation accumulates an rm x rn register block from
 // them) and `registers` (the same register block read straight from global memory, no staging
-// and no barriers). Invocation (tx, ty) of a workgroup owns its rows in groups of VA
-// consecutive rows, group g at g * WY * VA + ty * VA, and its columns likewise in groups of VB
-// (VA = VB = 1 for `registers`: rows ty + i * WY, columns tx + j * WX), so neighbouring
-// invocations read neighbouring B columns and, in `tiled`, each group is one vector load from
-// shared memory.
+// and no barriers). Invocation (tx, ty) of a workgroup owns columns tx + j * WX of the
+// workgroup's tile, so neighbouring invocations read and store neighbouring columns, and rows
+// ty + i * WY (`registers`) or, in `tiled` with VA-lane staging, rows in groups of VA
+// consecutive rows, group g at g * WY * VA + ty * VA. In `tiled` each group of VA rows is one
+// vector load from shared memory, and so is each group of VB of the invocation's columns: B is
+// staged with its columns permuted (stage_column) so that columns tx + (g * VB + r) * WX,
+// r < VB, sit next to each other.
 #include "compiler/definitions/contraction.h"
 
 #include <fmt/format.h>
@@ -56,7 +58,7 @@ struct Layout {
   Expr zg, slice;   // split-K: the grid's z and the slice
   // The tile-local row of register-block row i and column of block column j.
   Expr row(int i) const { return va == 1 ? ty + i * wy : ty * va + ((i / va) * wy * va + i % va); }
-  Expr col(int j) const { return vb == 1 ? tx + j * wx : tx * vb + ((j / vb) * wx * vb + j % vb); }
+  Expr col(int j) const { return tx + j * wx; }
 };
 
 Layout make_layout(const TileConfig &t, bool split_k, bool grouped) {
@@ -186,7 +188,16 @@ struct StageArgs {
   SharedVar dst;
   int rows, row_len, cols; // the slice is rows (k) x cols (m or n), stored with row_len
   bool k_fastest;          // neighbouring invocations take neighbouring k (A) or columns (B)
+  int wx = 1, vb = 1;      // B with vb > 1: columns permuted (stage_column)
 };
+
+// Where B's tile column c is staged: column c = tx + j * WX of invocation tx, j = g * VB + r,
+// goes to g * WX * VB + tx * VB + r, so the invocation's VB columns of group g are one vector.
+Expr stage_column(const Expr &c, int wx, int vb) {
+  if (vb == 1) return c;
+  const Expr j = c / wx;
+  return (j / vb) * (wx * vb) + (c % wx) * vb + j % vb;
+}
 
 // The slice's elements this invocation stages: a register each (loaded from global memory
 // ahead of use), where it goes in shared memory, and the guard of a partial last round.
@@ -203,7 +214,7 @@ Staged staged_elements(const TileConfig &t, const Layout &l, const StageArgs &s,
     Expr kk = s.k_fastest ? idx % s.rows : idx / s.cols;
     Expr cc = s.k_fastest ? idx / s.rows : idx % s.cols;
     st.regs.push_back(var(fmt::format("{}{}", prefix, e), acc));
-    st.at.push_back(kk * s.row_len + cc);
+    st.at.push_back(kk * s.row_len + stage_column(cc, s.wx, s.vb));
     st.guard.push_back((e + 1) * nt > count ? idx < count : Expr());
   }
   return st;
@@ -278,16 +289,20 @@ std::vector<Expr> block_operand(const SharedVar &tile, const Expr &at, int count
 }
 
 // `steps_per_slice` > 0: split-K, the invocation runs tk steps [slice * it, min(+it, all)).
-// Software pipelining: the staged slices are double-buffered (step kt reads buffer kt % 2), and
-// the next step's global reads are issued into registers before the current step's
-// multiply-adds and stored into the other buffer after them, so one barrier per step suffices
-// and the reads' latency hides behind the arithmetic.
+// Software pipelining: the next step's global reads are issued into registers before the
+// current step's multiply-adds, so their latency hides behind the arithmetic. With two stages
+// the staged slices are double-buffered (step kt reads buffer kt % 2) and the registers go to
+// the other buffer after the multiply-adds: one barrier per step. With one stage they go to
+// the only buffer at the start of the next step, between two barriers (fewer registers live
+// across the step, which some tile shapes need for occupancy: the strategy table decides).
 Result<Stmt> tiled_body(GridKernel &g, const ContractionDef &d, const TileConfig &t,
                         const Layout &l, int64_t steps_per_slice) {
   const int a_size = t.tk * t.a_row(), b_size = t.tk * t.tn; // one buffer of each
-  SharedVar as = g.kernel().add_shared("a_tile", d.acc, static_cast<uint32_t>(2 * a_size), l.va);
-  SharedVar bs = g.kernel().add_shared("b_tile", d.acc, static_cast<uint32_t>(2 * b_size), l.vb);
-  const StageArgs sa{as, t.tk, t.a_row(), t.tm, true}, sb{bs, t.tk, t.tn, t.tn, false};
+  const bool two = t.stages == 2;
+  SharedVar as = g.kernel().add_shared("a_tile", d.acc, static_cast<uint32_t>(t.stages * a_size), l.va);
+  SharedVar bs = g.kernel().add_shared("b_tile", d.acc, static_cast<uint32_t>(t.stages * b_size), l.vb);
+  const StageArgs sa{as, t.tk, t.a_row(), t.tm, true};
+  const StageArgs sb{bs, t.tk, t.tn, t.tn, false, l.wx, l.vb};
   const Staged pa = staged_elements(t, l, sa, d.acc, "pa"), pb = staged_elements(t, l, sb, d.acc, "pb");
   std::vector<Stmt> body;
   Accumulators acc = declare_accumulators(t, d.acc, body);
@@ -295,10 +310,11 @@ Result<Stmt> tiled_body(GridKernel &g, const ContractionDef &d, const TileConfig
   Expr kt = var("kt", ScalarType::i32), k0 = var("k0", ScalarType::i32);
   Expr kk = var("kk", ScalarType::i32), cur = var("cur", ScalarType::i32);
   std::vector<Stmt> inner;
-  const std::vector<Expr> av = block_operand(as, cur * a_size + kk * t.a_row() + l.ty * l.va,
-                                             t.rm, l.va, l.wy * l.va, "a", inner);
-  const std::vector<Expr> bv = block_operand(bs, cur * b_size + kk * t.tn + l.tx * l.vb, t.rn,
-                                             l.vb, l.wx * l.vb, "b", inner);
+  const Expr a_at = kk * t.a_row() + l.ty * l.va, b_at = kk * t.tn + l.tx * l.vb;
+  const std::vector<Expr> av = block_operand(as, two ? cur * a_size + a_at : a_at, t.rm, l.va,
+                                             l.wy * l.va, "a", inner);
+  const std::vector<Expr> bv = block_operand(bs, two ? cur * b_size + b_at : b_at, t.rn, l.vb,
+                                             l.wx * l.vb, "b", inner);
   for (Stmt &s : multiply_block(acc, av, bv)) inner.push_back(std::move(s));
   Expr first = i32(0), count = i32(steps), end = i32(steps);
   if (steps_per_slice > 0) {
@@ -316,13 +332,13 @@ Result<Stmt> tiled_body(GridKernel &g, const ContractionDef &d, const TileConfig
       out.push_back(declare ? declare_var(pb.regs[e], rb[e]) : assign(pb.regs[e], rb[e]));
     return out;
   };
-  // The staged registers into buffer `buf` (0 or 1).
+  // The staged registers into buffer `buf` (0 or 1; undefined: the only one).
   auto stores_into = [&](const Expr &buf) {
     std::vector<Stmt> out;
     for (const Staged *st : {&pa, &pb})
       for (size_t e = 0; e < st->regs.size(); ++e) {
-        const Expr base = buf * (st == &pa ? a_size : b_size);
-        Stmt s = store_shared(st == &pa ? as : bs, base + st->at[e], st->regs[e]);
+        const Expr at = buf.defined() ? buf * (st == &pa ? a_size : b_size) + st->at[e] : st->at[e];
+        Stmt s = store_shared(st == &pa ? as : bs, at, st->regs[e]);
         out.push_back(st->guard[e].defined() ? if_then(st->guard[e], s) : s);
       }
     return out;
@@ -330,14 +346,25 @@ Result<Stmt> tiled_body(GridKernel &g, const ContractionDef &d, const TileConfig
   // Prologue: the first step's slice into its buffer. Then per step: the next step's reads,
   // the multiply-adds on this step's buffer, the next slice into the other buffer, barrier.
   for (Stmt &s : reads_into(first * t.tk, true)) body.push_back(std::move(s));
-  for (Stmt &s : stores_into(first % 2)) body.push_back(std::move(s));
-  body.push_back(barrier());
+  Stmt next_reads =
+      if_then(kt + 1 < end, let(k0, (kt + 1) * t.tk, block(reads_into(k0, false))));
   std::vector<Stmt> step;
-  step.push_back(if_then(kt + 1 < end, let(k0, (kt + 1) * t.tk, block(reads_into(k0, false)))));
-  step.push_back(for_loop(kk, i32(0), i32(t.tk), block(std::move(inner))));
-  step.push_back(if_then(kt + 1 < end, block(stores_into(i32(1) - cur))));
-  step.push_back(barrier());
-  body.push_back(for_loop(kt, first, count, let(cur, kt % 2, block(std::move(step)))));
+  if (two) {
+    for (Stmt &s : stores_into(first % 2)) body.push_back(std::move(s));
+    body.push_back(barrier());
+    step.push_back(next_reads);
+    step.push_back(for_loop(kk, i32(0), i32(t.tk), block(std::move(inner))));
+    step.push_back(if_then(kt + 1 < end, block(stores_into(i32(1) - cur))));
+    step.push_back(barrier());
+    body.push_back(for_loop(kt, first, count, let(cur, kt % 2, block(std::move(step)))));
+  } else {
+    step = stores_into(Expr());
+    step.push_back(barrier());
+    step.push_back(next_reads);
+    step.push_back(for_loop(kk, i32(0), i32(t.tk), block(std::move(inner))));
+    step.push_back(barrier());
+    body.push_back(for_loop(kt, first, count, block(std::move(step))));
+  }
   KILN_ASSIGN(Stmt st, store_block(d, t, l, acc));
   body.push_back(st);
   return block(std::move(body));

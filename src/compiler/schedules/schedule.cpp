@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace kiln::compiler {
@@ -34,8 +35,7 @@ const char *to_string(Strategy s) {
 }
 
 uint32_t TileConfig::shared_bytes() const {
-  // Double-buffered: two slices of each staged tile.
-  return static_cast<uint32_t>(2 * 4 * tk * (a_row() + tn));
+  return static_cast<uint32_t>(stages * 4 * tk * (a_row() + tn));
 }
 
 namespace {
@@ -58,12 +58,18 @@ struct ContractionRow {
 
 // Sizes: NVIDIA rows follow the classic SIMT SGEMM shape (256 invocations, 8x8 or 4x4 per
 // invocation; 128x64 / 64x128 rows between them were measured and rejected: resnet50 b32 2%
-// faster, batch 1 2x and bert-base 1.3x slower in the same run, bench/RESULTS.md); lavapipe rows keep the register block but skip staging (llvmpipe's shared
-// memory is ordinary memory and its barriers switch coroutines). Measured in bench/RESULTS.md.
+// faster, batch 1 2x and bert-base 1.3x slower in the same run, bench/RESULTS.md). Staging:
+// 4-lane shared loads everywhere; the large row double-buffers, the medium row keeps one
+// buffer (double-buffering took its 4x4 kernels from 64 to 87 registers on the H200, two
+// workgroups per SM instead of four: resnet50 b32 12.97 ms with two stages, 10.83 with one, in
+// one run). The small row takes M down to 1 (resnet50's classifier at batch 1, a 1 x 2048 x
+// 1000 product, split-K instead of one invocation per output). Lavapipe rows keep the register
+// block but skip staging (llvmpipe's shared memory is ordinary memory and its barriers switch
+// coroutines). Measured in bench/RESULTS.md.
 constexpr std::array<ContractionRow, 7> kContractionTable{{
-    {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8}, true},
-    {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4}, true},
-    {"nvidia-small", 32, 16384, 64, 16, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4}},
+    {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8, 4, 2}, true},
+    {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4, 4, 1}, true},
+    {"nvidia-small", 32, 16384, 64, 1, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4, 4, 2}},
     {"lavapipe-large", 8, 0, 64, 64, 64, 8, Strategy::registers, {64, 64, 1, 8, 8}},
     {"lavapipe", 8, 0, 64, 8, 8, 8, Strategy::registers, {32, 32, 1, 4, 4}},
     {"portable-medium", 0, 8192, 128, 64, 64, 16, Strategy::tiled, {64, 32, 16, 4, 4}},
@@ -137,10 +143,25 @@ bool parse_contraction_override(std::string_view spec, ContractionSchedule *out)
   char name[16] = {0};
   TileConfig t;
   int split = 0, used = 0; // 0: no :kS, split-K as the table would choose
-  const int fields = std::sscanf(text.c_str(), "%15[a-z]:%dx%dx%d:%dx%d%n:k%d%n", name, &t.tm,
-                                 &t.tn, &t.tk, &t.rm, &t.rn, &used, &split, &used);
-  if (fields < 6 || static_cast<size_t>(used) != text.size()) return false;
-  if (fields == 7 && (split < 1 || split > 64)) return false;
+  if (std::sscanf(text.c_str(), "%15[a-z]:%dx%dx%d:%dx%d%n", name, &t.tm, &t.tn, &t.tk, &t.rm,
+                  &t.rn, &used) != 6)
+    return false;
+  // Optional fields, each at most once: :kS split-K slices, :vL lanes, :sN staging buffers.
+  bool seen[3] = {false, false, false};
+  for (size_t at = static_cast<size_t>(used); at < text.size();) {
+    int value = 0, n = 0;
+    char key = 0;
+    if (std::sscanf(text.c_str() + at, ":%c%d%n", &key, &value, &n) != 2) return false;
+    const char *keys = "kvs";
+    const char *k = std::strchr(keys, key);
+    if (!k || seen[k - keys]) return false;
+    seen[k - keys] = true;
+    if (key == 'k' && (value < 1 || value > 64)) return false;
+    if (key == 'v' && value != 1 && value != 2 && value != 4) return false;
+    if (key == 's' && value != 1 && value != 2) return false;
+    (key == 'k' ? split : key == 'v' ? t.lanes : t.stages) = value;
+    at += static_cast<size_t>(n);
+  }
   r.split_k = split;
   if (std::string_view(name) == "tiled") r.strategy = Strategy::tiled;
   else if (std::string_view(name) == "registers") r.strategy = Strategy::registers;

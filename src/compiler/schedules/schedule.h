@@ -31,14 +31,19 @@ const char *to_string(Strategy s);
 // reduction advances tk elements per step (the staged tiles are tk x tm and tk x tn).
 struct TileConfig {
   int tm = 0, tn = 0, tk = 0, rm = 1, rn = 1;
+  // `tiled` staging: the widest vector (1, 2 or 4 lanes) one shared-memory load may read, and
+  // the number of staging buffers (2: double-buffered, one barrier per tk step).
+  int lanes = 4, stages = 2;
   int invocations() const { return (tm / rm) * (tn / rn); }
-  // `tiled` staging: A k-major in rows of a_row() elements, B k-major in rows of tn, each
-  // stored as vectors of a_lanes() / b_lanes() (4 when the register block allows, so one
-  // shared-memory load feeds 4 rows or columns of an invocation's block).
-  int a_lanes() const { return rm % 4 == 0 ? 4 : rm % 2 == 0 ? 2 : 1; }
-  int b_lanes() const { return rn % 4 == 0 ? 4 : rn % 2 == 0 ? 2 : 1; }
+  // A is staged k-major in rows of a_row() elements, B k-major in rows of tn, stored as vectors
+  // of a_lanes() / b_lanes() lanes, so one load feeds that many rows / columns of a block.
+  int a_lanes() const { return widest(rm); }
+  int b_lanes() const { return widest(rn); }
   int a_row() const { return tm + (a_lanes() == 1 ? 1 : a_lanes()); } // padded: no bank conflicts
-  uint32_t shared_bytes() const; // both staging buffers (f32), padded rows included
+  uint32_t shared_bytes() const; // every staging buffer (f32), padded rows included
+
+private:
+  int widest(int r) const { return lanes >= 4 && r % 4 == 0 ? 4 : lanes >= 2 && r % 2 == 0 ? 2 : 1; }
 };
 
 struct ContractionSchedule {

@@ -11,6 +11,7 @@ namespace kiln::rt::vk {
 namespace {
 
 constexpr const char *kCoopMatrixExtension = "VK_KHR_cooperative_matrix";
+constexpr const char *kStatsExtension = "VK_KHR_pipeline_executable_properties";
 // VK_KHR_cooperative_matrix postdates the installed headers (1.3.239): its feature struct,
 // from the published extension (extension number 507).
 constexpr auto kCoopMatrixFeaturesType = static_cast<VkStructureType>(1000506000);
@@ -164,14 +165,31 @@ Status create_logical(Device *d) {
   ci.pNext = &want.core;
   ci.queueCreateInfoCount = 1;
   ci.pQueueCreateInfos = &queue;
-  const char *ext = kCoopMatrixExtension;
-  if (coop) {
-    ci.enabledExtensionCount = 1;
-    ci.ppEnabledExtensionNames = &ext;
+  std::vector<const char *> exts;
+  if (coop) exts.push_back(kCoopMatrixExtension);
+  const char *stats_env = std::getenv("KILN_VK_PIPELINE_STATS");
+  const bool stats = stats_env && std::strcmp(stats_env, "1") == 0 &&
+                     has_device_extension(in, d->physical.handle, kStatsExtension);
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR stats_feature{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  if (stats) {
+    exts.push_back(kStatsExtension);
+    stats_feature.pipelineExecutableInfo = VK_TRUE;
+    stats_feature.pNext = const_cast<void *>(ci.pNext);
+    ci.pNext = &stats_feature;
   }
+  ci.enabledExtensionCount = static_cast<uint32_t>(exts.size());
+  ci.ppEnabledExtensionNames = exts.empty() ? nullptr : exts.data();
   KILN_RT_TRY(check(in.vkCreateDevice(d->physical.handle, &ci, nullptr, &d->device),
                     "vkCreateDevice"));
   KILN_RT_TRY(load_device_fns(d));
+  if (stats) {
+    d->vkGetPipelineExecutablePropertiesKHR = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+        in.vkGetDeviceProcAddr(d->device, "vkGetPipelineExecutablePropertiesKHR"));
+    d->vkGetPipelineExecutableStatisticsKHR = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+        in.vkGetDeviceProcAddr(d->device, "vkGetPipelineExecutableStatisticsKHR"));
+    if (!d->vkGetPipelineExecutablePropertiesKHR) d->vkGetPipelineExecutableStatisticsKHR = nullptr;
+  }
   d->vkGetDeviceQueue(d->device, d->physical.queue_family, 0, &d->queue);
   VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   return check(d->vkCreatePipelineCache(d->device, &cache, nullptr, &d->pipeline_cache),

@@ -68,6 +68,12 @@ struct Device {
   std::mutex queue_mutex; // vkQueueSubmit needs external synchronisation
   VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
   KILN_VK_DEVICE_FNS(KILN_VK_DECLARE)
+  // Diagnostics for kernel tuning: with KILN_VK_PIPELINE_STATS=1 at device open, on a driver
+  // with VK_KHR_pipeline_executable_properties, each pipeline's compiler statistics (registers,
+  // spills, instruction counts: whatever the driver reports) are printed to stderr at load.
+  PFN_vkGetPipelineExecutablePropertiesKHR vkGetPipelineExecutablePropertiesKHR = nullptr;
+  PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR = nullptr;
+  bool pipeline_stats() const { return vkGetPipelineExecutableStatisticsKHR != nullptr; }
   ~Device();
 };
 

@@ -1,6 +1,9 @@
 // Executables on Vulkan: one compute pipeline per program executable, built at module load.
 #include "runtime/vulkan/vk_objects.h"
 
+#include <cstdio>
+#include <string>
+
 namespace kiln::rt::vk {
 namespace {
 
@@ -27,6 +30,38 @@ Status create_layouts(Device &d, const Executable &exe, Pipeline *out) {
                "vkCreatePipelineLayout");
 }
 
+// KILN_VK_PIPELINE_STATS=1 (see Device::pipeline_stats): one stderr line per pipeline
+// executable with the driver's statistics.
+void print_statistics(Device &d, const Executable &exe, VkPipeline pipeline) {
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  info.pipeline = pipeline;
+  uint32_t n = 0;
+  if (d.vkGetPipelineExecutablePropertiesKHR(d.device, &info, &n, nullptr) != VK_SUCCESS) return;
+  for (uint32_t i = 0; i < n; ++i) {
+    VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    ei.pipeline = pipeline;
+    ei.executableIndex = i;
+    uint32_t m = 0;
+    if (d.vkGetPipelineExecutableStatisticsKHR(d.device, &ei, &m, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        m, VkPipelineExecutableStatisticKHR{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    if (d.vkGetPipelineExecutableStatisticsKHR(d.device, &ei, &m, stats.data()) != VK_SUCCESS)
+      continue;
+    std::string line = "kiln: pipeline stats '" + exe.name + "':";
+    for (const VkPipelineExecutableStatisticKHR &st : stats) {
+      line += std::string(" ") + st.name + "=";
+      switch (st.format) {
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: line += st.value.b32 ? "1" : "0"; break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: line += std::to_string(st.value.i64); break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: line += std::to_string(st.value.u64); break;
+      default: line += std::to_string(st.value.f64); break;
+      }
+      line += ";";
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
+
 // Builds the pipeline of executable `index`; its shader module lives only during the call.
 Status create_pipeline(Device &d, const Executable &exe, const ArtifactBytes &bytes, size_t index,
                        Pipeline *out) {
@@ -43,12 +78,14 @@ Status create_pipeline(Device &d, const Executable &exe, const ArtifactBytes &by
   ci.stage.module = shader;
   ci.stage.pName = exe.entry_point.c_str();
   ci.layout = out->layout;
+  if (d.pipeline_stats()) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   Status s = check(d.vkCreateComputePipelines(d.device, d.pipeline_cache, 1, &ci, nullptr,
                                               &out->pipeline),
                    "vkCreateComputePipelines");
   d.vkDestroyShaderModule(d.device, shader, nullptr);
   if (!s.ok())
     return error(s.code(), "executable '", exe.name, "': ", s.message());
+  if (d.pipeline_stats()) print_statistics(d, exe, out->pipeline);
   return {};
 }
 
