@@ -615,6 +615,19 @@ TEST(CompilerE2E, TransposesAbsorbedIntoContractions) {
     expect_matches_reference(t.m);
   }
   {
+    TestModule t; // transposed values written in place into their concat
+    Value *x = t.param(DType::f32, {2, 3, 8}, "x");
+    Value *a = t.op("kiln.transpose", {t.op("kiln.matmul", {x, t.param(DType::f32, {8, 4}, "w")})},
+                    perm({0, 2, 1}));
+    Value *b = t.op("kiln.transpose", {t.op("kiln.matmul", {x, t.param(DType::f32, {8, 5}, "u")})},
+                    perm({0, 2, 1}));
+    t.g->results = {t.op("kiln.concat", {a, b}, {{"axis", int64_t(1)}})};
+    CompileStats st;
+    check_artifact(compile_ok(t.m, &st));
+    EXPECT_EQ(st.dispatches, 2);
+    expect_matches_reference(t.m);
+  }
+  {
     TestModule t; // must not fire: the matmul's value is also a graph result
     Value *x = t.param(DType::f32, {4, 6}, "x");
     Value *m = t.op("kiln.matmul", {x, t.param(DType::f32, {6, 5}, "w")});
