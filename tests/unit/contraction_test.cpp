@@ -159,8 +159,20 @@ TEST(Contraction, TransposesAbsorbedIntoTheStore) {
   Value *img = t.param(DType::f32, {2, 3, 6, 5}, "img");
   Value *wc = t.param(DType::f32, {4, 3, 3, 3}, "wc");
   Value *nhwc = t.op("kiln.transpose", {t.op("kiln.conv", {img, wc})}, perm({0, 2, 3, 1}));
-  t.g->results = {out, nhwc};
-  check_all_strategies(t.m, 7, 1e-4, 1e-4, 7);
+  // Two transposes with a reshape between them compose; unsqueeze and flatten keep the order.
+  Value *a = t.param(DType::f32, {4, 6}, "a");
+  Value *r = t.op("kiln.reshape", {t.op("kiln.matmul", {a, t.param(DType::f32, {6, 10}, "b")}),
+                                   t.b.i64s({4, 2, 5})});
+  Value *r2 = t.op("kiln.reshape", {t.op("kiln.transpose", {r}, perm({2, 0, 1})), t.b.i64s({5, 8})});
+  Value *twice = t.op("kiln.transpose", {r2}, perm({1, 0}));
+  Value *gm = t.op("kiln.gemm", {t.param(DType::f32, {7, 33}, "ga"), t.param(DType::f32, {5, 33}, "gb"),
+                                 t.param(DType::f32, {5}, "gc")},
+                   {{"trans_b", int64_t(1)}});
+  Value *u = t.op("kiln.unsqueeze", {gm, t.b.i64s({0})});
+  Value *flat = t.op("kiln.flatten", {t.op("kiln.transpose", {u}, perm({0, 2, 1}))},
+                     {{"axis", int64_t(1)}});
+  t.g->results = {out, nhwc, twice, flat};
+  check_all_strategies(t.m, 9, 1e-4, 1e-4, 9);
 }
 
 TEST(Contraction, HalfPrecisionAccumulatesInFloat) {
