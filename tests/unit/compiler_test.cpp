@@ -594,6 +594,73 @@ TEST(CompilerE2E, FusedEpilogues) {
   }
 }
 
+// A contraction stores straight into the layout of the reshape / transpose chain after it
+// when each value of the chain has no other use; otherwise the transpose keeps its kernel.
+TEST(CompilerE2E, TransposesAbsorbedIntoContractions) {
+  auto perm = [](std::vector<int64_t> p) { return AttrMap{{"perm", std::move(p)}}; };
+  {
+    TestModule t; // matmul + bias -> reshape -> transpose, and its transpose(reshape) back
+    Value *x = t.param(DType::f32, {2, 3, 8}, "x");
+    Value *w = t.param(DType::f32, {8, 8}, "w");
+    Value *bias = t.param(DType::f32, {8}, "bias");
+    Value *y = t.op("kiln.add", {t.op("kiln.matmul", {x, w}), bias});
+    Value *h = t.op("kiln.transpose", {t.op("kiln.reshape", {y, t.b.i64s({2, 3, 2, 4})})},
+                    perm({0, 2, 1, 3}));
+    Value *back = t.op("kiln.transpose", {t.op("kiln.matmul", {h, t.param(DType::f32, {4, 4}, "v")})},
+                       perm({0, 2, 1, 3}));
+    t.g->results = {t.op("kiln.relu", {t.op("kiln.reshape", {back, t.b.i64s({2, 3, 8})})})};
+    CompileStats st;
+    check_artifact(compile_ok(t.m, &st));
+    EXPECT_EQ(st.dispatches, 3); // matmul+add+reshape+transpose | matmul+transpose | relu
+    expect_matches_reference(t.m);
+  }
+  {
+    TestModule t; // transposed values written in place into their concat
+    Value *x = t.param(DType::f32, {2, 3, 8}, "x");
+    Value *a = t.op("kiln.transpose", {t.op("kiln.matmul", {x, t.param(DType::f32, {8, 4}, "w")})},
+                    perm({0, 2, 1}));
+    Value *b = t.op("kiln.transpose", {t.op("kiln.matmul", {x, t.param(DType::f32, {8, 5}, "u")})},
+                    perm({0, 2, 1}));
+    t.g->results = {t.op("kiln.concat", {a, b}, {{"axis", int64_t(1)}})};
+    CompileStats st;
+    check_artifact(compile_ok(t.m, &st));
+    EXPECT_EQ(st.dispatches, 2);
+    expect_matches_reference(t.m);
+  }
+  {
+    TestModule t; // must not fire: the matmul's value is also a graph result
+    Value *x = t.param(DType::f32, {4, 6}, "x");
+    Value *m = t.op("kiln.matmul", {x, t.param(DType::f32, {6, 5}, "w")});
+    t.g->results = {m, t.op("kiln.transpose", {m}, perm({1, 0}))};
+    CompileStats st;
+    check_artifact(compile_ok(t.m, &st));
+    EXPECT_EQ(st.dispatches, 2);
+    expect_matches_reference(t.m);
+  }
+  {
+    TestModule t; // must not fire: the reshaped value has a second consumer
+    Value *x = t.param(DType::f32, {4, 6}, "x");
+    Value *m = t.op("kiln.matmul", {x, t.param(DType::f32, {6, 10}, "w")});
+    Value *r = t.op("kiln.reshape", {m, t.b.i64s({4, 2, 5})});
+    t.g->results = {t.op("kiln.transpose", {r}, perm({2, 0, 1})), t.op("kiln.neg", {r})};
+    CompileStats st;
+    check_artifact(compile_ok(t.m, &st));
+    EXPECT_EQ(st.dispatches, 3); // matmul | transpose | neg
+    expect_matches_reference(t.m);
+  }
+  {
+    TestModule t; // a reshape alone is no reason to absorb anything: it stays an alias
+    Value *x = t.param(DType::f32, {4, 6}, "x");
+    Value *m = t.op("kiln.matmul", {x, t.param(DType::f32, {6, 10}, "w")});
+    t.g->results = {t.op("kiln.reshape", {m, t.b.i64s({40})})};
+    CompileStats st;
+    check_artifact(compile_ok(t.m, &st));
+    EXPECT_EQ(st.dispatches, 1);
+    EXPECT_EQ(st.aliased_ops, 1);
+    expect_matches_reference(t.m);
+  }
+}
+
 TEST(CompilerE2E, LargeTensorsSplitIntoSeveralBindings) {
   kir::TargetDesc tiny = lavapipe();
   tiny.max_storage_buffer_range = 4096;

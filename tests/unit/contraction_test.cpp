@@ -50,9 +50,11 @@ int count_of(const CompileStats &s, Strategy st) {
 }
 
 // Runs `m` under every forced schedule; each must match the reference and every contraction
-// of the module (`contractions`) must have used the forced strategy.
+// of the module (`contractions`) must have used the forced strategy. With `kernels` >= 0 the
+// artifact must also have exactly that many dispatches (plus one per contraction under
+// split-K, the kernel adding the slices).
 void check_all_strategies(const Module &m, int contractions, double rtol = 1e-4,
-                          double atol = 1e-5) {
+                          double atol = 1e-5, int kernels = -1) {
   if (!test::vulkan_device()) GTEST_SKIP() << "no Vulkan device";
   for (const Forced &f : kForced) {
     SCOPED_TRACE(f.spec);
@@ -62,6 +64,9 @@ void check_all_strategies(const Module &m, int contractions, double rtol = 1e-4,
     test::expect_matches_reference(m, {}, rtol, atol, test::lavapipe(), o, &st);
     EXPECT_EQ(count_of(st, f.strategy), contractions);
     EXPECT_EQ(st.split_k_contractions, f.split_k ? contractions : 0);
+    if (kernels >= 0) {
+      EXPECT_EQ(st.dispatches, kernels + (f.split_k ? contractions : 0));
+    }
   }
 }
 
@@ -131,6 +136,48 @@ TEST(Contraction, ConvolutionsAsImplicitGemm) {
                        {{"axis", int64_t(1)}});
   t.g->results = {grouped, same, pointwise, conv1d, joined};
   check_all_strategies(t.m, 6);
+}
+
+// Transposes after a contraction (through its bias add and reshapes) are absorbed into its
+// store: a scaled-down attention block (bert's projections, heads split by reshape +
+// transpose, the context merged back by transpose + reshape) and a convolution written
+// channels-last. Only the contractions' kernels are dispatched, under every strategy.
+TEST(Contraction, TransposesAbsorbedIntoTheStore) {
+  TestModule t;
+  auto perm = [](std::vector<int64_t> p) { return AttrMap{{"perm", std::move(p)}}; };
+  Value *x = t.param(DType::f32, {2, 5, 12}, "x");
+  auto heads = [&](const char *name, std::vector<int64_t> p) {
+    Value *w = t.param(DType::f32, {12, 12}, name);
+    Value *bias = t.param(DType::f32, {12}, std::string(name) + "_bias");
+    Value *y = t.op("kiln.add", {t.op("kiln.matmul", {x, w}), bias});
+    return t.op("kiln.transpose", {t.op("kiln.reshape", {y, t.b.i64s({2, 5, 3, 4})})},
+                perm(std::move(p)));
+  };
+  Value *q = heads("wq", {0, 2, 1, 3}); // [2, 3, 5, 4]
+  Value *k = heads("wk", {0, 2, 3, 1}); // [2, 3, 4, 5]
+  Value *v = heads("wv", {0, 2, 1, 3}); // [2, 3, 5, 4]
+  Value *p = t.op("kiln.matmul", {q, k});
+  Value *ctx = t.op("kiln.transpose", {t.op("kiln.matmul", {p, v})}, perm({0, 2, 1, 3}));
+  Value *wo = t.param(DType::f32, {12, 7}, "wo");
+  Value *out = t.op("kiln.matmul", {t.op("kiln.reshape", {ctx, t.b.i64s({2, 5, 12})}), wo});
+  // A transposed value that is itself a graph result is absorbed too (NCHW -> NHWC).
+  Value *img = t.param(DType::f32, {2, 3, 6, 5}, "img");
+  Value *wc = t.param(DType::f32, {4, 3, 3, 3}, "wc");
+  Value *nhwc = t.op("kiln.transpose", {t.op("kiln.conv", {img, wc})}, perm({0, 2, 3, 1}));
+  // Two transposes with a reshape between them compose; unsqueeze and flatten keep the order.
+  Value *a = t.param(DType::f32, {4, 6}, "a");
+  Value *r = t.op("kiln.reshape", {t.op("kiln.matmul", {a, t.param(DType::f32, {6, 10}, "b")}),
+                                   t.b.i64s({4, 2, 5})});
+  Value *r2 = t.op("kiln.reshape", {t.op("kiln.transpose", {r}, perm({2, 0, 1})), t.b.i64s({5, 8})});
+  Value *twice = t.op("kiln.transpose", {r2}, perm({1, 0}));
+  Value *gm = t.op("kiln.gemm", {t.param(DType::f32, {7, 33}, "ga"), t.param(DType::f32, {5, 33}, "gb"),
+                                 t.param(DType::f32, {5}, "gc")},
+                   {{"trans_b", int64_t(1)}});
+  Value *u = t.op("kiln.unsqueeze", {gm, t.b.i64s({0})});
+  Value *flat = t.op("kiln.flatten", {t.op("kiln.transpose", {u}, perm({0, 2, 1}))},
+                     {{"axis", int64_t(1)}});
+  t.g->results = {out, nhwc, twice, flat};
+  check_all_strategies(t.m, 9, 1e-4, 1e-4, 9);
 }
 
 TEST(Contraction, HalfPrecisionAccumulatesInFloat) {

@@ -18,12 +18,50 @@ bool is_producer(const Op &op) {
 
 bool is_static(const Value *v) { return v->type.ranked && v->type.is_static(); }
 
+// Producers whose kernel stores every element through GridKernel::store with the flat index
+// of the element in the result, so that the store may go to another position.
+bool is_contraction(const Op &op) {
+  return op.name() == "kiln.matmul" || op.name() == "kiln.gemm" || op.name() == "kiln.conv";
+}
+
+// Data-movement ops that keep the row-major order of the elements (lowered as aliases).
+bool is_reshape(const Op &op) {
+  return op.name() == "kiln.reshape" || op.name() == "kiln.squeeze" ||
+         op.name() == "kiln.unsqueeze" || op.name() == "kiln.flatten";
+}
+
+// The data-movement ops a contraction's store absorbs after `cur` (the last value of its
+// elementwise chain): the longest chain of reshapes and transposes, each the only user of the
+// previous value, cut after its last transpose (a trailing reshape stays an alias of the
+// transpose's buffer; a chain without transpose is left alone).
+std::vector<const Op *> plan_moves(const Value *cur, std::unordered_map<const Value *, int> &uses,
+                                   const std::unordered_map<const Value *, const Op *> &user) {
+  std::vector<const Op *> moves;
+  size_t keep = 0;
+  while (uses[cur] == 1) {
+    const Op &step = *user.at(cur);
+    const bool transpose = step.name() == "kiln.transpose";
+    if ((!transpose && !is_reshape(step)) || !step.regions.empty() || step.results.size() != 1 ||
+        step.operands.empty() || step.operands[0] != cur)
+      break;
+    const Value *r = step.results[0];
+    if (!is_static(r) || r->type.dtype != cur->type.dtype ||
+        shape_numel(r->type.dims) != shape_numel(cur->type.dims))
+      break;
+    moves.push_back(&step);
+    if (transpose) keep = moves.size();
+    cur = r;
+  }
+  moves.resize(keep);
+  return moves;
+}
+
 // The root of the fusion group whose last value is `v` (an existing epilogue's root, or `v`
 // itself when a producer computes it and absorbs nothing), or nullptr when no producer's
 // kernel computes `v`.
 const Value *group_root(const FusionPlan &plan, const Value *v) {
   for (const auto &[root, e] : plan.epilogue_of)
-    if (e.last() == v) return e.concat ? nullptr : root;
+    if (e.stored() == v) return e.concat ? nullptr : root;
   if (!v->def || plan.absorbed.count(v->def) || !is_producer(*v->def) ||
       v->def->results.size() != 1)
     return nullptr;
@@ -93,7 +131,8 @@ FusionPlan plan_fusion(const Graph &g, const std::unordered_set<const Op *> &liv
     if (!is_static(root) || shape_numel(root->type.dims) == 0) continue;
     Epilogue e;
     e.root = root;
-    for (const Value *cur = root; uses[cur] == 1;) {
+    const Value *cur = root;
+    while (uses[cur] == 1) {
       const Op &step = *user.at(cur);
       if (!is_epilogue_op(step) || !step.regions.empty()) break;
       const Value *r = step.results[0];
@@ -107,7 +146,12 @@ FusionPlan plan_fusion(const Graph &g, const std::unordered_set<const Op *> &liv
       pos[&step] = k;
       cur = r;
     }
-    if (!e.chain.empty()) plan.epilogue_of.emplace(root, std::move(e));
+    if (is_contraction(p)) e.moves = plan_moves(cur, uses, user);
+    for (const Op *step : e.moves) {
+      plan.absorbed.insert(step);
+      pos[step] = k;
+    }
+    if (!e.chain.empty() || !e.moves.empty()) plan.epilogue_of.emplace(root, std::move(e));
   }
   for (const auto &op : g.ops)
     if (live.count(op.get()) && op->name() == "kiln.concat") place_concat(plan, *op, uses);

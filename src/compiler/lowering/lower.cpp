@@ -194,10 +194,36 @@ Result<BufferVar> GridKernel::out(const Value *v) {
   return BufferVar{o.index, root_type}; // the producer stores values of the root's type
 }
 
+namespace {
+
+// The flat index in the epilogue's stored value of element `i` (flat, in the root's shape):
+// each transpose of its moves permutes the coordinates; reshapes keep the flat index.
+Expr moved_index(const Epilogue &e, Expr i) {
+  for (const Op *m : e.moves) {
+    if (m->name() != "kiln.transpose") continue;
+    const Shape &xd = m->operands[0]->type.dims, &yd = m->results[0]->type.dims;
+    std::vector<int64_t> perm = m->attr_ints("perm");
+    if (perm.empty())
+      for (int64_t d = static_cast<int64_t>(xd.size()) - 1; d >= 0; --d) perm.push_back(d);
+    const std::vector<Expr> xs = unflatten(i, xd);
+    std::vector<Expr> ys;
+    for (int64_t d : perm) ys.push_back(xs[static_cast<size_t>(d)]);
+    i = flatten(ys, yd);
+  }
+  return i;
+}
+
+} // namespace
+
 Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v) {
   auto it = epi_.find(o.index);
   if (it == epi_.end()) return kir::store(o, i, v);
   const BoundEpilogue &be = it->second;
+  if (!be.e->moves.empty() && !i.as<Var>()) { // the moved index uses i several times
+    Expr iv = var(fresh("e"), ScalarType::i32);
+    KILN_ASSIGN(Stmt s, store(o, iv, std::move(v)));
+    return let(iv, i, s);
+  }
   auto apply = [&](const std::vector<Expr> &cs) -> Result<Stmt> {
     for (size_t s = 0; s < be.e->chain.size(); ++s) {
       const Op &step = *be.e->chain[s];
@@ -213,8 +239,9 @@ Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v) {
       }
       KILN_ASSIGN(v, elementwise_expr(step, xs));
     }
-    if (!be.e->concat) return kir::store(k_.buffer(o.index), i, v);
-    std::vector<Expr> at = cs;
+    const Expr to = moved_index(*be.e, i);
+    if (!be.e->concat) return kir::store(k_.buffer(o.index), to, v);
+    std::vector<Expr> at = be.e->moves.empty() ? cs : unflatten(to, be.e->stored()->type.dims);
     at[be.e->axis] = at[be.e->axis] + be.e->offset;
     return kir::store(k_.buffer(o.index), flatten(at, be.e->result()->type.dims), v);
   };

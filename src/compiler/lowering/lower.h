@@ -67,23 +67,30 @@ Result<std::vector<ByteRange>> split_large_bindings(const Op &op, kir::Kernel &k
 // An epilogue fused into the kernel of the op producing `root`: the ops of `chain` (elementwise
 // ops, each using the previous value exactly once, the first using `root`) are applied in
 // registers to every element the producer computes, and only the last value is stored. When
-// `concat` is set, that value is the operand of kiln.concat `concat` starting at `offset` along
+// `moves` is set (contractions only), that value goes on through data-movement ops (reshapes,
+// squeezes, flattens and transposes, each the only user of the previous value, the last a
+// transpose): each element is stored straight at its position in the last one's result, the
+// composed index map of the transposes (reshapes keep the row-major order). When `concat` is
+// set, the stored value is the operand of kiln.concat `concat` starting at `offset` along
 // `axis`, and is stored in place in the concat's result. The intermediate values (root
 // included) get no buffer.
 struct Epilogue {
   const Value *root = nullptr;
   std::vector<const Op *> chain;
+  std::vector<const Op *> moves;
   const Op *concat = nullptr;
   int64_t axis = 0, offset = 0;
   const Value *last() const { return chain.empty() ? root : chain.back()->results[0]; }
-  const Value *result() const { return concat ? concat->results[0] : last(); }
+  const Value *stored() const { return moves.empty() ? last() : moves.back()->results[0]; }
+  const Value *result() const { return concat ? concat->results[0] : stored(); }
 };
 
 // Groups the live ops of `g` into fusion groups: for every producer (conv, matmul, gemm, an
 // elementwise or a data-movement op storing one element per invocation) the longest chain of
-// elementwise ops it can absorb; then every kiln.concat whose operands all come from such
-// kernels (and are used only by it) is absorbed into them (fusion.cpp). Absorbed ops are not
-// lowered on their own.
+// elementwise ops it can absorb, and for a contraction the reshape / transpose chain after it
+// up to its last transpose; then every kiln.concat whose operands all come from such kernels
+// (and are used only by it) is absorbed into them (fusion.cpp). Absorbed ops are not lowered
+// on their own.
 struct FusionPlan {
   std::unordered_map<const Value *, Epilogue> epilogue_of; // keyed by root
   std::unordered_set<const Op *> absorbed;
