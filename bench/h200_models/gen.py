@@ -9,7 +9,8 @@ regenerated from a seed on either machine by `--npy` (numpy only, no onnx needed
                                         # write NAME.in.INPUT.npy for every graph input
   --baked: weights as initializers instead (same values), only x / A / B stay inputs.
 
-Models: matmul4096 (A,B 4096x4096), resnet50_b32, resnet50_b1 (224x224, conv+bias, no
+Models: matmul4096 (A,B 4096x4096), mm_qkv / mm_ffn1 / mm_ffn2 (bert-base b8's linear layers
+alone: 1024x768 @ 768x768, 1024x768 @ 768x3072, 1024x3072 @ 3072x768), resnet50_b32, resnet50_b1 (224x224, conv+bias, no
 BatchNorm: BN folded into conv bias), bert_base_b8 (12 layers, hidden 768, 12 heads, ffn 3072,
 seq 128; input = embedding output x[8,128,768], no attention mask, Erf-form GELU,
 LayerNormalization). --small: matmul 64, resnet50 at 32x32 (b1 and b2), bert 2 layers seq 16 b1.
@@ -101,12 +102,21 @@ def bert(batch, seq, layers, hid=768, heads=12, ffn=3072):
     return g, [(x, [batch, seq, hid])]
 
 
+def matmul_mnk(m, n, k):
+    g = G()
+    a = g.inp("A", [m, k], ("normal", 1.0)); b = g.inp("B", [k, n], ("normal", 0.05))
+    return g, [(g.op("MatMul", [a, b]), [m, n])]
+
+
 def models(small):
     if small:
         return {"matmul64": lambda: matmul(64), "resnet50_s32_b1": lambda: resnet50(1, 32),
                 "resnet50_s32_b2": lambda: resnet50(2, 32), "bert_l2_s16_b1": lambda: bert(1, 16, 2)}
     return {"matmul4096": lambda: matmul(4096), "resnet50_b32": lambda: resnet50(32, 224),
-            "resnet50_b1": lambda: resnet50(1, 224), "bert_base_b8": lambda: bert(8, 128, 12)}
+            "resnet50_b1": lambda: resnet50(1, 224), "bert_base_b8": lambda: bert(8, 128, 12),
+            # bert-base b8's linear layers alone (M = batch x seq): QKV/out, FFN1, FFN2
+            "mm_qkv": lambda: matmul_mnk(1024, 768, 768), "mm_ffn1": lambda: matmul_mnk(1024, 3072, 768),
+            "mm_ffn2": lambda: matmul_mnk(1024, 768, 3072)}
 
 
 def make_array(model, name, shape, init):
