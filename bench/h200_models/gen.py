@@ -108,6 +108,21 @@ def matmul_mnk(m, n, k):
     return g, [(g.op("MatMul", [a, b]), [m, n])]
 
 
+def ffn_chain(layers, shared, m=1024, hid=768, ffn=3072):
+    """`layers` x (x @ W1 -> @ W2), no bias or activation: bert-base's FFN matmuls alone, with
+    distinct weights per layer (read from DRAM, as in the model) or one pair shared by all."""
+    g = G()
+    x = g.inp("x", [m, hid], ("normal", 1.0))
+    ws = {}
+    for l in range(layers):
+        p = "" if shared else f"l{l}_"
+        for n, shp in (("w1", [hid, ffn]), ("w2", [ffn, hid])):
+            if p + n not in ws:
+                ws[p + n] = g.inp(p + n, shp, ("normal", 1.0 / np.sqrt(shp[0])))
+        x = g.op("MatMul", [g.op("MatMul", [x, ws[p + "w1"]]), ws[p + "w2"]])
+    return g, [(x, [m, hid])]
+
+
 def models(small):
     if small:
         return {"matmul64": lambda: matmul(64), "resnet50_s32_b1": lambda: resnet50(1, 32),
@@ -116,7 +131,8 @@ def models(small):
             "resnet50_b1": lambda: resnet50(1, 224), "bert_base_b8": lambda: bert(8, 128, 12),
             # bert-base b8's linear layers alone (M = batch x seq): QKV/out, FFN1, FFN2
             "mm_qkv": lambda: matmul_mnk(1024, 768, 768), "mm_ffn1": lambda: matmul_mnk(1024, 3072, 768),
-            "mm_ffn2": lambda: matmul_mnk(1024, 768, 3072)}
+            "mm_ffn2": lambda: matmul_mnk(1024, 768, 3072),
+            "ffn_cold": lambda: ffn_chain(12, False), "ffn_warm": lambda: ffn_chain(12, True)}
 
 
 def make_array(model, name, shape, init):
