@@ -5,10 +5,9 @@ heads of 8; every weight a graph input): the q / k / v projections with bias, he
 Reshape + Transpose (k as 0,2,3,1), softmax of the scaled scores, the context merged back by
 Transpose + Reshape, the output projection. Must not fire: y = x @ wm is a graph output and
 also feeds a Transpose (output `yt`). Protobuf wire format by hand (make_rows_onnx.py)."""
-import os
 import struct
 
-from make_rows_onnx import attr_int, field, intf, node, s, value_info
+from make_rows_onnx import attr_int, field, intf, node, s, value_info, write_model
 
 
 def attr_ints(name, vs):  # AttributeProto type INTS (7)
@@ -56,10 +55,7 @@ def main():
         field(12, value_info("y", [b, n, hid])),
         field(12, value_info("yt", [b, hid, n])),
     ])
-    model = intf(1, 8) + field(8, field(1, b"") + intf(2, 17)) + field(7, graph)
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attention.onnx")
-    with open(out, "wb") as f:
-        f.write(model)
+    write_model(graph, 17, "attention.onnx")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,12 @@ def value_info(name, dims):  # ValueInfoProto: float tensor of static shape
     return field(1, s(name)) + field(2, field(1, tensor_type))
 
 
+def write_model(graph, opset, filename):  # ModelProto (IR version 8) next to this script
+    model = intf(1, 8) + field(8, field(1, b"") + intf(2, opset)) + field(7, graph)
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), filename), "wb") as f:
+        f.write(model)
+
+
 def attr_int(name, v):  # AttributeProto type INT (2)
     return field(1, s(name)) + intf(3, v & ((1 << 64) - 1)) + intf(20, 2)
 
@@ -68,10 +74,7 @@ def main():
         field(12, value_info("mean", [6])),
         field(12, value_info("short", [16, 8])),
     ])
-    model = intf(1, 8) + field(8, field(1, b"") + intf(2, 18)) + field(7, graph)
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rows.onnx")
-    with open(out, "wb") as f:
-        f.write(model)
+    write_model(graph, 18, "rows.onnx")
 
 
 if __name__ == "__main__":
