@@ -91,8 +91,8 @@ Status compile(const CompileArgs &a) {
                                      "workgroup_rows:WG (WG a power of two up to 1024)",
                                      a.row_reduction));
   if (!a.window.empty() && !compiler::parse_window_override(a.window, &opts.window_override))
-    return Status::error(fmt::format("--window '{}': expected naive or window_rows:R (R from 1 "
-                                     "to 16)",
+    return Status::error(fmt::format("--window '{}': expected naive or "
+                                     "window_rows:R[:guarded] (R from 1 to 16)",
                                      a.window));
   KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, opts, &stats));
   std::ofstream f(a.out, std::ios::binary);
@@ -245,7 +245,8 @@ void add_compile_commands(CLI::App &app) {
                   "workgroup_rows:WG; a trailing ! applies it where the table picks naive too");
   cmd->add_option("--window", c->window,
                   "force a window schedule (pooling, depthwise convolution) for tuning: naive or "
-                  "window_rows:R; a trailing ! applies it where the table picks naive too");
+                  "window_rows:R[:guarded]; a trailing ! applies it where the table picks naive "
+                  "too");
   std::string names;
   for (const auto &n : default_pipeline()) names += (names.empty() ? "" : ", ") + n;
   cmd->add_flag("--print-ir-after-all", c->print_ir_after_all,

@@ -79,11 +79,11 @@ void add_window_option(CLI::App *cmd, compiler::WindowSchedule *out) {
       "--window",
       [out](const std::string &s) {
         if (!compiler::parse_window_override(s, out))
-          throw CLI::ValidationError("--window",
-                                     "expected naive or window_rows:R[!], got '" + s + "'");
+          throw CLI::ValidationError(
+              "--window", "expected naive or window_rows:R[:guarded][!], got '" + s + "'");
       },
-      "force a window schedule (pooling, depthwise convolution): naive or window_rows:R; a "
-      "trailing ! applies it where the table picks naive too");
+      "force a window schedule (pooling, depthwise convolution): naive or "
+      "window_rows:R[:guarded]; a trailing ! applies it where the table picks naive too");
 }
 
 Result<std::unique_ptr<DeviceRunner>> DeviceRunner::open(const std::string &uri) {

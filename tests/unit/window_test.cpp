@@ -21,9 +21,13 @@ using compiler::WindowStrategy;
 using test::TestModule;
 using I = std::vector<int64_t>;
 
-// R = 1 (no reuse), 3 (odd), 4 and 8 (the table's sizes), 16 (wider than most rows here).
-const char *const kForced[] = {"window_rows:1!", "window_rows:3!", "window_rows:4!",
-                               "window_rows:8!", "window_rows:16!"};
+// R = 1 (no reuse), 3 (odd), 4 and 8, 16 (wider than most rows here), with bounds checks
+// hoisted for interior blocks and without (every block guarded, lavapipe's table rows).
+const char *const kForced[] = {"window_rows:1!",         "window_rows:3!",
+                               "window_rows:4!",         "window_rows:8!",
+                               "window_rows:16!",        "window_rows:1:guarded!",
+                               "window_rows:3:guarded!", "window_rows:4:guarded!",
+                               "window_rows:16:guarded!"};
 
 // Runs `m` under every forced R (each of the module's `windows` windows must run window_rows
 // and match the reference), then under --schedule naive (none may).
@@ -171,11 +175,12 @@ TEST(WindowTable, PicksByTargetAndShape) {
                  bool weighted) {
     return compiler::pick_window(t, m, {64, out_w, out_w, taps, weighted});
   };
-  // Lavapipe (measured, bench/RESULTS.md): R = 4 for depthwise convolutions and pools with rows
-  // of at least 4 outputs.
+  // Lavapipe (measured, bench/RESULTS.md): every block guarded, R = 8 for depthwise
+  // convolutions and R = 4 for pools with rows of at least 4 outputs.
   EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 56, 9, true).strategy,
             WindowStrategy::window_rows);
-  EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 56, 9, true).rows, 4u);
+  EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 56, 9, true).rows, 8u);
+  EXPECT_FALSE(pick(*lp, ScheduleMode::automatic, 56, 9, true).hoist);
   EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 55, 9, false).rows, 4u);
   EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 3, 9, false).strategy, WindowStrategy::naive);
   // Rules: --schedule naive, windows over 64 elements, rows of one output.
@@ -196,10 +201,17 @@ TEST(WindowTable, PicksByTargetAndShape) {
   ASSERT_TRUE(compiler::parse_window_override("window_rows:5", &o));
   EXPECT_EQ(compiler::pick_window(*nv, ScheduleMode::automatic, {4, 1, 20, 9, true}, &o).strategy,
             WindowStrategy::naive);
+  ASSERT_TRUE(compiler::parse_window_override("window_rows:6:guarded!", &o));
+  EXPECT_EQ(o.rows, 6u);
+  EXPECT_FALSE(o.hoist);
+  EXPECT_TRUE(o.everywhere);
+  ASSERT_TRUE(compiler::parse_window_override("window_rows:6", &o));
+  EXPECT_TRUE(o.hoist);
   ASSERT_TRUE(compiler::parse_window_override("naive", &o));
   EXPECT_EQ(o.strategy, WindowStrategy::naive);
   for (const char *bad : {"window_rows", "window_rows:", "window_rows:0", "window_rows:17",
-                          "rows:4", "window_rows:4x", "window_rows:-1"})
+                          "rows:4", "window_rows:4x", "window_rows:-1", "window_rows::guarded",
+                          "window_rows:4:guard", "window_rows:guarded"})
     EXPECT_FALSE(compiler::parse_window_override(bad, &o)) << bad;
 }
 

@@ -5,9 +5,11 @@
 // stride-1 3-wide kernel, R + 2 columns instead of 3R loads) and combined into R accumulators
 // in the naive kernel's order (kernel rows, then columns), so sums round as the naive kernel's
 // do. A weighted window holds its channel's weights in registers for the whole invocation.
-// Bounds checks are hoisted: a block whose window lies inside the input on every axis runs an
-// unguarded copy of the body; only blocks touching the padding test rows and columns (and
-// count an average's divisor from per-axis counts).
+// Bounds checks are hoisted (`hoist`): a block whose window lies inside the input on every axis
+// runs an unguarded copy of the body; only blocks touching the padding test rows and columns
+// (and count an average's divisor from per-axis counts). Without `hoist` every block runs the
+// guarded body: on a SIMD-lane device (llvmpipe) a group of invocations that mixes interior and
+// edge blocks would run both copies.
 #include "compiler/definitions/window.h"
 
 #include <fmt/format.h>
@@ -39,7 +41,7 @@ WindowSchedule schedule_window(LowerCtx &c, const WindowShape &s) {
   if (out.strategy != WindowStrategy::naive) {
     const int64_t blocks = (s.out_w + out.rows - 1) / out.rows;
     if (s.planes * s.outer * blocks > (int64_t(1) << 31) - 1)
-      out = {WindowStrategy::naive, 0, "more invocations than the 32-bit index range", false};
+      out = {WindowStrategy::naive, 0, true, "more invocations than the 32-bit index range", false};
   }
   c.count_window_strategy(out.strategy);
   return out;
@@ -207,7 +209,7 @@ Status emit_window(GridKernel &g, const WindowDef &d, const WindowSchedule &s) {
   Shape grid{d.planes};
   for (int64_t dd = 0; dd < l; ++dd) grid.push_back(w.out[dd]);
   grid.push_back(b.nblk);
-  g.kernel().name += fmt::format("_wrows{}", b.R);
+  g.kernel().name += fmt::format("_wrows{}{}", b.R, s.hoist ? "" : "g");
   return g.finish(shape_numel(grid), [&](Expr i) {
     return let_all(g, "c", unflatten(i, grid), [&](std::vector<Expr> cs) -> Result<Stmt> {
       b.p = cs[0];
@@ -230,16 +232,23 @@ Status emit_window(GridKernel &g, const WindowDef &d, const WindowSchedule &s) {
         cnt.push_back(var(g.fresh("cnt"), ScalarType::i32));
         body.push_back(declare_var(cnt.back(), i32(w.kernel_size())));
       }
+      // A window that never leaves the input needs no guards; otherwise the guarded body
+      // (and the average's counts), alone or behind the interior test.
       Expr in = interior(b);
-      KILN_ASSIGN(Stmt fast, rows_body(g, b, false));
       if (!in.defined()) {
+        KILN_ASSIGN(Stmt fast, rows_body(g, b, false));
         body.push_back(fast);
       } else {
         KILN_ASSIGN(Stmt edge, rows_body(g, b, true));
         std::vector<Stmt> e{edge};
         for (size_t rr = 0; rr < cnt.size(); ++rr)
           e.push_back(assign(cnt[rr], block_count(b, static_cast<int64_t>(rr))));
-        body.push_back(if_then(in, fast, block(std::move(e))));
+        if (s.hoist) {
+          KILN_ASSIGN(Stmt fast, rows_body(g, b, false));
+          body.push_back(if_then(in, fast, block(std::move(e))));
+        } else {
+          body.insert(body.end(), e.begin(), e.end());
+        }
       }
       for (int64_t rr = 0; rr < b.R; ++rr) {
         const size_t k = static_cast<size_t>(rr);

@@ -304,16 +304,19 @@ struct WindowRow {
   bool weighted;
   int64_t min_out_w;
   uint32_t rows;
+  bool hoist;
 };
 
-// Lavapipe (subgroup 8): R = 4 for depthwise convolutions and pools, measured in
-// bench/RESULTS.md (bench/window: mobilenet_v2's depthwise kernels and squeezenet's max pools
-// 1.6-2.2x faster than naive; R = 8 no better for depthwise and slower for squeezenet's stride-2
-// pools, whose 17 columns and 8 accumulators per row no longer fit llvmpipe's 8-lane registers).
-// NVIDIA and the portable target have no row: unmeasured there, so they keep the naive kernels.
+// Lavapipe (subgroup 8), measured in bench/RESULTS.md (bench/window): every block guarded (a
+// group of 8 SIMD lanes mixing interior and edge blocks would run both copies of a hoisted
+// body: hoisted was 1.2-1.5x slower than guarded at the same R); R = 8 for depthwise
+// convolutions (mobilenet_v2's depthwise kernels 1.7x faster than R = 4, 2-3x faster than
+// naive), R = 4 for pools (squeezenet's stride-2 max pools: R = 8 slower than R = 4, whose 9
+// columns and 4 accumulators per row fit llvmpipe's registers). NVIDIA and the portable target
+// have no row: unmeasured there, so they keep the naive kernels.
 constexpr std::array<WindowRow, 2> kWindowTable{{
-    {"lavapipe-depthwise", 8, true, 4, 4},
-    {"lavapipe-pool", 8, false, 4, 4},
+    {"lavapipe-depthwise", 8, true, 4, 8, false},
+    {"lavapipe-pool", 8, false, 4, 4, false},
 }};
 
 } // namespace
@@ -325,9 +328,14 @@ bool parse_window_override(std::string_view spec, WindowSchedule *out) {
     *out = r;
     return true;
   }
-  constexpr std::string_view prefix = "window_rows:";
+  constexpr std::string_view prefix = "window_rows:", guarded = ":guarded";
   if (spec.substr(0, prefix.size()) != prefix) return false;
-  const std::string num(spec.substr(prefix.size()));
+  spec.remove_prefix(prefix.size());
+  if (spec.size() > guarded.size() && spec.substr(spec.size() - guarded.size()) == guarded) {
+    r.hoist = false;
+    spec.remove_suffix(guarded.size());
+  }
+  const std::string num(spec);
   if (num.empty() || num.size() > 2 || num.find_first_not_of("0123456789") != std::string::npos)
     return false;
   const int rows = std::stoi(num);
@@ -364,7 +372,7 @@ WindowSchedule pick_window(const kir::TargetDesc &t, ScheduleMode mode, const Wi
     if ((r.subgroup != 0 && t.subgroup_size != r.subgroup) || r.weighted != s.weighted ||
         s.out_w < r.min_out_w)
       continue;
-    table = {WindowStrategy::window_rows, r.rows, r.name, false};
+    table = {WindowStrategy::window_rows, r.rows, r.hoist, r.name, false};
     break;
   }
   if (override && !override->reason.empty() &&

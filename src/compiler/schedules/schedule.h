@@ -134,6 +134,7 @@ struct WindowShape {
 struct WindowSchedule {
   WindowStrategy strategy = WindowStrategy::naive;
   uint32_t rows = 0;       // R: outputs per invocation along the innermost axis (window_rows)
+  bool hoist = true;       // interior blocks run an unguarded copy of the body (window_rows)
   std::string reason;      // the table row (or rule) that decided it
   bool everywhere = false; // an override that also replaces the table's naive choices
 };
@@ -142,8 +143,10 @@ struct WindowSchedule {
 constexpr int64_t kWindowMaxTaps = 64;
 constexpr uint32_t kWindowMaxRows = 16;
 
-// `naive`, or `window_rows:R` (R from 1 to 16); a trailing `!` applies it to every window the
-// rules allow, not only where the table picks a non-naive strategy. False on a malformed spec.
+// `naive`, or `window_rows:R` (R from 1 to 16; bounds checks hoisted for interior blocks) or
+// `window_rows:R:guarded` (every block checks its bounds); a trailing `!` applies it to every
+// window the rules allow, not only where the table picks a non-naive strategy. False on a
+// malformed spec.
 bool parse_window_override(std::string_view spec, WindowSchedule *out);
 
 // The table's choice for a window (rules first: naive mode, windows of more than
