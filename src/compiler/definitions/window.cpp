@@ -188,6 +188,66 @@ Expr interior(const Block &b) {
   return in;
 }
 
+// The statements of the invocation owning block `cs` (plane, outer output coordinates, block
+// index): weights, accumulators, the kernel rows, the finish and the stores.
+Result<Stmt> block_stmt(GridKernel &g, Block &b, const WindowSchedule &s,
+                        const std::vector<Expr> &cs) {
+  const WindowDef &d = *b.d;
+  const nn::Window &w = d.w;
+  const int64_t l = b.rank - 1, ow = w.out[l];
+  b.p = cs[0];
+  b.o.assign(cs.begin() + 1, cs.end() - 1);
+  b.ow0 = var(g.fresh("ow0"), ScalarType::i32);
+  b.xb = var(g.fresh("xb"), ScalarType::i32);
+  b.base = var(g.fresh("base"), ScalarType::i32);
+  std::vector<Stmt> body;
+  if (d.weight)
+    for (int64_t t = 0; t < w.kernel_size(); ++t) {
+      b.wts.push_back(var(g.fresh("w"), d.acc));
+      body.push_back(declare_var(b.wts.back(), d.weight(b.p, t)));
+    }
+  std::vector<Expr> cnt;
+  for (int64_t rr = 0; rr < b.R; ++rr) {
+    b.acc.push_back(var(g.fresh("acc"), d.acc));
+    // The initial value (a bias load) once; the other accumulators copy it.
+    body.push_back(declare_var(b.acc.back(), rr == 0 ? d.init(b.p) : b.acc.front()));
+    if (d.count == WindowDef::Count::none) continue;
+    cnt.push_back(var(g.fresh("cnt"), ScalarType::i32));
+    body.push_back(declare_var(cnt.back(), i32(w.kernel_size())));
+  }
+  // A window that never leaves the input needs no guards; otherwise the guarded body
+  // (and the average's counts), alone or behind the interior test.
+  Expr in = interior(b);
+  if (!in.defined()) {
+    KILN_ASSIGN(Stmt fast, rows_body(g, b, false));
+    body.push_back(fast);
+  } else {
+    KILN_ASSIGN(Stmt edge, rows_body(g, b, true));
+    std::vector<Stmt> e{edge};
+    for (size_t rr = 0; rr < cnt.size(); ++rr)
+      e.push_back(assign(cnt[rr], block_count(b, static_cast<int64_t>(rr))));
+    if (s.hoist) {
+      KILN_ASSIGN(Stmt fast, rows_body(g, b, false));
+      body.push_back(if_then(in, fast, block(std::move(e))));
+    } else {
+      body.insert(body.end(), e.begin(), e.end());
+    }
+  }
+  for (int64_t rr = 0; rr < b.R; ++rr) {
+    const size_t k = static_cast<size_t>(rr);
+    Expr v = d.finish ? d.finish(b.acc[k], cnt.empty() ? Expr() : cnt[k]) : b.acc[k];
+    std::vector<Expr> at = b.o;
+    at.push_back(b.ow0 + rr);
+    KILN_ASSIGN(Stmt st, d.store(b.p, flatten(at, Shape(w.out)), v));
+    if ((rr + 1) + (b.nblk - 1) * b.R > ow) st = if_then(b.ow0 + rr < ow, st);
+    body.push_back(st);
+  }
+  Stmt st = block(std::move(body));
+  st = let(b.base, d.in_plane(b.p), st);
+  st = let(b.xb, b.ow0 * w.strides[l] - w.pad_begin[l], st);
+  return let(b.ow0, cs.back() * b.R, st);
+}
+
 } // namespace
 
 Status emit_window(GridKernel &g, const WindowDef &d, const WindowSchedule &s) {
@@ -211,59 +271,8 @@ Status emit_window(GridKernel &g, const WindowDef &d, const WindowSchedule &s) {
   grid.push_back(b.nblk);
   g.kernel().name += fmt::format("_wrows{}{}", b.R, s.hoist ? "" : "g");
   return g.finish(shape_numel(grid), [&](Expr i) {
-    return let_all(g, "c", unflatten(i, grid), [&](std::vector<Expr> cs) -> Result<Stmt> {
-      b.p = cs[0];
-      b.o.assign(cs.begin() + 1, cs.end() - 1);
-      b.ow0 = var(g.fresh("ow0"), ScalarType::i32);
-      b.xb = var(g.fresh("xb"), ScalarType::i32);
-      b.base = var(g.fresh("base"), ScalarType::i32);
-      std::vector<Stmt> body;
-      if (d.weight)
-        for (int64_t t = 0; t < w.kernel_size(); ++t) {
-          b.wts.push_back(var(g.fresh("w"), d.acc));
-          body.push_back(declare_var(b.wts.back(), d.weight(b.p, t)));
-        }
-      std::vector<Expr> cnt;
-      for (int64_t rr = 0; rr < b.R; ++rr) {
-        b.acc.push_back(var(g.fresh("acc"), d.acc));
-        // The initial value (a bias load) once; the other accumulators copy it.
-        body.push_back(declare_var(b.acc.back(), rr == 0 ? d.init(b.p) : b.acc.front()));
-        if (d.count == WindowDef::Count::none) continue;
-        cnt.push_back(var(g.fresh("cnt"), ScalarType::i32));
-        body.push_back(declare_var(cnt.back(), i32(w.kernel_size())));
-      }
-      // A window that never leaves the input needs no guards; otherwise the guarded body
-      // (and the average's counts), alone or behind the interior test.
-      Expr in = interior(b);
-      if (!in.defined()) {
-        KILN_ASSIGN(Stmt fast, rows_body(g, b, false));
-        body.push_back(fast);
-      } else {
-        KILN_ASSIGN(Stmt edge, rows_body(g, b, true));
-        std::vector<Stmt> e{edge};
-        for (size_t rr = 0; rr < cnt.size(); ++rr)
-          e.push_back(assign(cnt[rr], block_count(b, static_cast<int64_t>(rr))));
-        if (s.hoist) {
-          KILN_ASSIGN(Stmt fast, rows_body(g, b, false));
-          body.push_back(if_then(in, fast, block(std::move(e))));
-        } else {
-          body.insert(body.end(), e.begin(), e.end());
-        }
-      }
-      for (int64_t rr = 0; rr < b.R; ++rr) {
-        const size_t k = static_cast<size_t>(rr);
-        Expr v = d.finish ? d.finish(b.acc[k], cnt.empty() ? Expr() : cnt[k]) : b.acc[k];
-        std::vector<Expr> at = b.o;
-        at.push_back(b.ow0 + rr);
-        KILN_ASSIGN(Stmt st, d.store(b.p, flatten(at, Shape(w.out)), v));
-        if ((rr + 1) + (b.nblk - 1) * b.R > ow) st = if_then(b.ow0 + rr < ow, st);
-        body.push_back(st);
-      }
-      Stmt st = block(std::move(body));
-      st = let(b.base, d.in_plane(b.p), st);
-      st = let(b.xb, b.ow0 * w.strides[l] - w.pad_begin[l], st);
-      return let(b.ow0, cs.back() * b.R, st);
-    });
+    return let_all(g, "c", unflatten(i, grid),
+                   [&](std::vector<Expr> cs) { return block_stmt(g, b, s, cs); });
   });
 }
 
