@@ -6,7 +6,7 @@ folder:
   pool.onnx  squeezenet1_1's max pool (y [1, 64, 111, 111] -> 3x3 stride 2 ceil_mode) and an
              average pool 3x3 pads 1 over x
 and dw.in.x.npy, pool.in.x.npy, pool.in.y.npy.
-  python3 bench/window/gen.py   (any folder; the ONNX writer is tests/kir/Inputs/make_rows_onnx.py)"""
+  python3 bench/window/gen.py   (any folder; the ONNX writers are in tests/kir/Inputs/)"""
 import os
 import random
 import struct
