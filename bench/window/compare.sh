@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Window microbenchmarks (bench/window/gen.py: mobilenet_v2's depthwise shapes, squeezenet's
-# max pool and an average pool) on one device: the naive kernels (one invocation per output)
-# against window_rows at several R (every block guarded, and with the bounds checks hoisted for
+# max pool and an average pool, two Lp pools) on one device: the naive kernels (one invocation
+# per output) against window_rows at several R (every block guarded, and with the bounds checks hoisted for
 # interior blocks), compiled and timed in the same command (kiln_bench: median
 # of ITERS calls, host, device and CPU time), naive again at the end for drift.
 #   bench/window/compare.sh TARGET [ITERS]   (repository root, after the build; e.g.
@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 root=$(pwd)
 (cd "$tmp" && python3 "$root/bench/window/gen.py")
-for m in dw pool; do
+for m in dw pool lp; do
   args=()
   for f in "$tmp/$m".in.*.npy; do n=${f#"$tmp/$m".in.}; args+=(--input "${n%.npy}=$f"); done
   echo "$m:"

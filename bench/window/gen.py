@@ -5,7 +5,8 @@ folder:
              Relu) and 3x3 pads 1 stride 2
   pool.onnx  squeezenet1_1's max pool (y [1, 64, 111, 111] -> 3x3 stride 2 ceil_mode) and an
              average pool 3x3 pads 1 over x
-and dw.in.x.npy, pool.in.x.npy, pool.in.y.npy.
+  lp.onnx    LpPool over x: p = 2, 3x3 pads 1; p = 1, 3x3 stride 2
+and dw.in.x.npy, pool.in.x.npy, pool.in.y.npy, lp.in.x.npy.
   python3 bench/window/gen.py   (any folder; the ONNX writers are in tests/kir/Inputs/)"""
 import os
 import random
@@ -63,7 +64,14 @@ def main():
         node("AveragePool", ["x"], ["ap"], [attr_ints("kernel_shape", k3),
                                             attr_ints("pads", [1, 1, 1, 1])]),
     ], [], [("x", X), ("y", Y)], [("mp", [1, 64, 55, 55]), ("ap", X)])
+    model("lp.onnx", [
+        node("LpPool", ["x"], ["lp2"], [attr_ints("kernel_shape", k3), attr_ints("pads", [1, 1, 1, 1]),
+                                        attr_int("p", 2)]),
+        node("LpPool", ["x"], ["lp1"], [attr_ints("kernel_shape", k3), attr_ints("strides", [2, 2]),
+                                        attr_int("p", 1)]),
+    ], [], [("x", X)], [("lp2", X), ("lp1", [1, c, 27, 27])])
     npy("dw.in.x.npy", X, 1)
+    npy("lp.in.x.npy", X, 1)
     npy("pool.in.x.npy", X, 1)
     npy("pool.in.y.npy", Y, 2)
 
