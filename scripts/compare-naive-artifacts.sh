@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Compiles every ONNX model of the given folders with two kiln builds under `--schedule naive`
-# and compares the artifacts' sha256 sums: a new strategy must leave the naive kernels (and
-# everything else) byte for byte as they were. A model that one build refuses must be refused
-# by the other too (reported as "both refuse").
+# Compiles every model (ONNX, StableHLO .mlir) of the given folders with two kiln builds under
+# `--schedule naive` and compares the artifacts' sha256 sums: a new strategy must leave the
+# naive kernels (and everything else) byte for byte as they were. A model that one build
+# refuses must be refused by the other too (counted as "refused by both").
 #   scripts/compare-naive-artifacts.sh OLD_KILN NEW_KILN [REGEX] [FOLDER...]
-# REGEX filters model paths (default: all); folders default to models/, ../shared/models and
-# ../shared/onnx-tests. Targets: $TARGETS (default vulkan vulkan-lavapipe vulkan-nvidia).
-# Exit status 1 when any artifact differs.
+# REGEX filters model paths (default: all); folders default to models/, ../shared/models,
+# ../shared/onnx-tests and tests/stablehlo/programs. Targets: $TARGETS (default: vulkan
+# vulkan-lavapipe vulkan-nvidia). Exit status 1 when any artifact differs.
 set -uo pipefail
 old=$1 new=$2 re=${3:-.}
 shift $(($# < 3 ? $# : 3))
 root=$(cd "$(dirname "$0")/.." && pwd)
 dirs=("$@")
-[ ${#dirs[@]} -gt 0 ] || dirs=("$root/models" "$root/../shared/models" "$root/../shared/onnx-tests")
+[ ${#dirs[@]} -gt 0 ] || dirs=("$root/models" "$root/../shared/models" "$root/../shared/onnx-tests"
+                              "$root/tests/stablehlo/programs")
 targets=${TARGETS:-vulkan vulkan-lavapipe vulkan-nvidia}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -37,6 +38,6 @@ while IFS= read -r m; do
     fi
     rm -f "$tmp/old.kiln" "$tmp/new.kiln"
   done
-done < <(find "${dirs[@]}" -name '*.onnx' 2>/dev/null | grep -E "$re" | sort)
+done < <(find "${dirs[@]}" \( -name '*.onnx' -o -name '*.mlir' \) 2>/dev/null | grep -E "$re" | sort)
 echo "identical: $same, differ: $differ, refused by both: $refused"
 [ $differ -eq 0 ]
