@@ -175,6 +175,8 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     stats->split_k_contractions = c.split_k_count();
     stats->naive_row_reductions = c.row_strategy_count(RowStrategy::naive);
     stats->workgroup_row_reductions = c.row_strategy_count(RowStrategy::workgroup_rows);
+    stats->naive_windows = c.window_strategy_count(WindowStrategy::naive);
+    stats->window_rows_windows = c.window_strategy_count(WindowStrategy::window_rows);
   }
   return write_artifact(p);
 }

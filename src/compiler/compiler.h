@@ -27,6 +27,9 @@ struct CompileOptions {
   // non-naive one, or everywhere the target can run it (`kiln compile --row-reduction`); an
   // empty reason means none.
   compiler::RowReductionSchedule row_reduction_override;
+  // A window schedule (pooling, depthwise convolution) forced where the table picks a non-naive
+  // one, or everywhere the rules allow it (`kiln compile --window`); an empty reason means none.
+  compiler::WindowSchedule window_override;
   // Print each kernel (kernel-IR text, to stderr) after this stage: "lower" (as lowered),
   // "split-bindings", a kernel-IR pass name (kir/kir_pass.h) or "all"; empty: none.
   std::string print_kir_after;
@@ -52,6 +55,9 @@ struct CompileStats {
   // is not counted.
   int naive_row_reductions = 0;
   int workgroup_row_reductions = 0;
+  // Windows (max / average / Lp pooling, depthwise convolution) per strategy.
+  int naive_windows = 0;
+  int window_rows_windows = 0;
 };
 
 Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::TargetDesc &t,

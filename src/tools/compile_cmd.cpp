@@ -29,6 +29,7 @@ struct CompileArgs {
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   std::string contraction;
   std::string row_reduction;
+  std::string window;
   std::string print_kir_after;
 };
 
@@ -89,6 +90,10 @@ Status compile(const CompileArgs &a) {
     return Status::error(fmt::format("--row-reduction '{}': expected naive or "
                                      "workgroup_rows:WG (WG a power of two up to 1024)",
                                      a.row_reduction));
+  if (!a.window.empty() && !compiler::parse_window_override(a.window, &opts.window_override))
+    return Status::error(fmt::format("--window '{}': expected naive or "
+                                     "window_rows:R[:guarded] (R from 1 to 16)",
+                                     a.window));
   KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, opts, &stats));
   std::ofstream f(a.out, std::ios::binary);
   if (!f) return Status::error(fmt::format("{}: cannot write", a.out));
@@ -111,6 +116,8 @@ Status compile(const CompileArgs &a) {
                                           {"split_k", stats.split_k_contractions}}},
                         {"row_reductions", {{"naive", stats.naive_row_reductions},
                                             {"workgroup_rows", stats.workgroup_row_reductions}}},
+                        {"windows", {{"naive", stats.naive_windows},
+                                     {"window_rows", stats.window_rows_windows}}},
                         {"naive_transient_bytes", naive_transient_bytes(module->main()->body)}};
     std::ofstream(a.stats) << j.dump(1) << "\n";
   }
@@ -152,6 +159,7 @@ struct ValidateArgs {
   std::vector<std::string> inputs;
   double rtol = 1e-4, atol = 1e-5;
   compiler::RowReductionSchedule row_reduction;
+  compiler::WindowSchedule window;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
 };
 
@@ -196,6 +204,7 @@ Status validate(const ValidateArgs &a) {
   CompileOptions opts = cli_compile_options();
   opts.schedule = a.schedule;
   opts.row_reduction_override = a.row_reduction;
+  opts.window_override = a.window;
   runner->set_compile_options(opts);
   KILN_ASSIGN(auto got, runner->run(*module, inputs));
   bool ok = true;
@@ -234,6 +243,10 @@ void add_compile_commands(CLI::App &app) {
   cmd->add_option("--row-reduction", c->row_reduction,
                   "force a row-reduction schedule (softmax, norms, reduce) for tuning: naive or "
                   "workgroup_rows:WG; a trailing ! applies it where the table picks naive too");
+  cmd->add_option("--window", c->window,
+                  "force a window schedule (pooling, depthwise convolution) for tuning: naive or "
+                  "window_rows:R[:guarded]; a trailing ! applies it where the table picks naive "
+                  "too");
   std::string names;
   for (const auto &n : default_pipeline()) names += (names.empty() ? "" : ", ") + n;
   cmd->add_flag("--print-ir-after-all", c->print_ir_after_all,
@@ -258,6 +271,7 @@ void add_compile_commands(CLI::App &app) {
   val->add_option("--device", v->device, "vulkan, vulkan:N or null");
   add_schedule_option(val, &v->schedule);
   add_row_reduction_option(val, &v->row_reduction);
+  add_window_option(val, &v->window);
   val->add_option("--input", v->inputs, "NAME=FILE.npy (others get seeded random data)");
   val->add_option("--rtol", v->rtol, "relative tolerance");
   val->add_option("--atol", v->atol, "absolute tolerance");

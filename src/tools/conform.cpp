@@ -33,6 +33,7 @@ struct ConformArgs {
   bool verbose = false;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   compiler::RowReductionSchedule row_reduction;
+  compiler::WindowSchedule window;
 };
 
 struct TestCase {
@@ -218,6 +219,7 @@ int conform(const ConformArgs &args) {
   CompileOptions opts = cli_compile_options();
   opts.schedule = args.schedule;
   opts.row_reduction_override = args.row_reduction;
+  opts.window_override = args.window;
   (*runner)->set_compile_options(opts);
   if (!fs::is_directory(args.dir)) {
     fmt::print(stderr, "error: {} is not a folder\n", args.dir);
@@ -302,6 +304,7 @@ void add_conform_command(CLI::App &app) {
   cmd->add_option("--device", a->device, "cpu-ref, vulkan, vulkan:N or null");
   add_schedule_option(cmd, &a->schedule);
   add_row_reduction_option(cmd, &a->row_reduction);
+  add_window_option(cmd, &a->window);
   cmd->add_option("--filter", a->filter, "run tests whose name matches this regex");
   cmd->add_option("--json", a->json, "write per-test results as JSON");
   cmd->add_option("--expect", a->expect,

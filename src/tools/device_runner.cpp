@@ -74,6 +74,18 @@ void add_row_reduction_option(CLI::App *cmd, compiler::RowReductionSchedule *out
       "trailing ! applies it where the table picks naive too");
 }
 
+void add_window_option(CLI::App *cmd, compiler::WindowSchedule *out) {
+  cmd->add_option_function<std::string>(
+      "--window",
+      [out](const std::string &s) {
+        if (!compiler::parse_window_override(s, out))
+          throw CLI::ValidationError(
+              "--window", "expected naive or window_rows:R[:guarded][!], got '" + s + "'");
+      },
+      "force a window schedule (pooling, depthwise convolution): naive or "
+      "window_rows:R[:guarded]; a trailing ! applies it where the table picks naive too");
+}
+
 Result<std::unique_ptr<DeviceRunner>> DeviceRunner::open(const std::string &uri) {
   auto r = std::unique_ptr<DeviceRunner>(new DeviceRunner());
   if (uri == "cpu-ref") return r;

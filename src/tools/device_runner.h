@@ -58,6 +58,9 @@ void add_schedule_option(CLI::App *cmd, compiler::ScheduleMode *mode);
 // Adds `--row-reduction naive|workgroup_rows:WG[!]` (compiler/schedules/schedule.h), parsed
 // into `out`.
 void add_row_reduction_option(CLI::App *cmd, compiler::RowReductionSchedule *out);
+// Adds `--window naive|window_rows:R[:guarded][!]` (pooling, depthwise convolution), parsed
+// into `out`.
+void add_window_option(CLI::App *cmd, compiler::WindowSchedule *out);
 
 // The compile options of kiln's commands: defaults, plus check_kir_round_trip when the
 // environment has KILN_CHECK_KIR_ROUND_TRIP=1.

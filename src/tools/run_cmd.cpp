@@ -87,6 +87,7 @@ struct RunArgs {
   double rtol = 1e-4, atol = 1e-5;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   compiler::RowReductionSchedule row_reduction;
+  compiler::WindowSchedule window;
 };
 
 Status parse_binding(const std::string &s, std::string &name, std::string &file) {
@@ -103,6 +104,7 @@ Status run(const RunArgs &a) {
   CompileOptions opts = cli_compile_options();
   opts.schedule = a.schedule;
   opts.row_reduction_override = a.row_reduction;
+  opts.window_override = a.window;
   runner->set_compile_options(opts);
   std::map<std::string, Tensor> given;
   for (const auto &s : a.inputs) {
@@ -212,6 +214,7 @@ void add_run_command(CLI::App &app) {
   cmd->add_option("--device", a->device, "cpu-ref, vulkan, vulkan:N or null");
   add_schedule_option(cmd, &a->schedule);
   add_row_reduction_option(cmd, &a->row_reduction);
+  add_window_option(cmd, &a->window);
   cmd->add_option("--input", a->inputs, "NAME=FILE.npy (or .pb), one per model input");
   cmd->add_option("--output-dir", a->output_dir, "folder for one NAME.npy per output");
   cmd->add_option("--golden", a->golden, "NAME=FILE.npy: compare output NAME with golden data");

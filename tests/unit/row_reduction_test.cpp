@@ -177,6 +177,19 @@ TEST(RowReduction, MaxMinPropagateNaN) {
   check_strategies(t.m, 2, 0, 0, {Tensor::from_f32s(v, {3, 40})});
 }
 
+// kiln.global_pool avg / max: one row per plane (planes of 1, 49, 63 and 169 elements).
+TEST(RowReduction, GlobalAverageAndMaxPool) {
+  TestModule t;
+  std::vector<Value *> outs;
+  for (auto [h, w] : {std::pair<int64_t, int64_t>{1, 1}, {7, 7}, {7, 9}, {13, 13}}) {
+    Value *x = t.param(DType::f32, {2, 3, h, w}, fmt::format("x{}x{}", h, w));
+    outs.push_back(t.op("kiln.global_pool", {x}, {{"mode", std::string("avg")}}));
+    outs.push_back(t.op("kiln.global_pool", {x}, {{"mode", std::string("max")}}));
+  }
+  t.g->results = outs;
+  check_strategies(t.m, static_cast<int>(outs.size()), 1e-5, 1e-6);
+}
+
 // Must not fire: rows of 8192+ elements take the split path (counted by neither strategy), a
 // non-contiguous reduced axis and integer reductions stay naive, and lavapipe's table picks
 // naive (measured slower there).

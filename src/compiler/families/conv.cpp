@@ -2,7 +2,10 @@
 // of the group, N = output positions, K = input channels of the group x kernel window) run by
 // the scheduled strategy; the naive strategy is direct convolution, one output element per
 // invocation with loops over the input channels of its group and the kernel window.
+// A depthwise convolution (group == input channels == output channels) is a window definition
+// (window.h) instead: its naive strategy is that same direct kernel.
 #include "compiler/definitions/contraction.h"
+#include "compiler/definitions/window.h"
 
 #include "ops/nn_kernels.h"
 
@@ -91,6 +94,42 @@ ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, i
   return d;
 }
 
+// A depthwise convolution as a window definition run by a non-naive strategy: output plane
+// p = image * C + channel reads input plane p, a weighted sum from the bias.
+Status depthwise_window(LowerCtx &c, const Op &op, const nn::Window &w,
+                        const WindowSchedule &ws) {
+  const Value *xv = op.operands[0], *wv = op.operands[1];
+  const Value *bv = op.operands.size() > 2 ? op.operands[2] : nullptr;
+  const Shape &xd = xv->type.dims;
+  const int64_t C = xd[1], in_size = w.in_size(), out_size = w.out_size();
+  const int64_t ksize = w.kernel_size();
+  GridKernel g(c, op, "conv_depthwise");
+  KILN_ASSIGN(BufferVar X, g.in(xv));
+  KILN_ASSIGN(BufferVar W, g.in(wv));
+  BufferVar B{-1, X.elem};
+  if (bv) {
+    KILN_ASSIGN(B, g.in(bv));
+  }
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  const ScalarType at = X.elem == ScalarType::f16 ? ScalarType::f32 : X.elem;
+  WindowDef d;
+  d.w = w;
+  d.planes = xd[0] * C;
+  d.acc = at;
+  d.in_plane = [in_size](const Expr &p) { return p * in_size; };
+  d.read = [X, at](const Expr &i) { return cast(at, load(X, i)); };
+  d.weight = [W, at, C, ksize](const Expr &p, int64_t tap) {
+    return cast(at, load(W, (p % C) * ksize + tap));
+  };
+  d.init = [B, at, C](const Expr &p) {
+    return B.index >= 0 ? cast(at, load(B, p % C)) : make_const(at, 0);
+  };
+  d.store = [&g, Y, out_size](const Expr &p, const Expr &pos, const Expr &v) {
+    return g.store(Y, p * out_size + pos, cast(Y.elem, v));
+  };
+  return emit_window(g, d, ws);
+}
+
 Status lower_conv(LowerCtx &c, const Op &op) {
   const Value *xv = op.operands[0], *wv = op.operands[1];
   const Value *bv = op.operands.size() > 2 ? op.operands[2] : nullptr;
@@ -102,6 +141,11 @@ Status lower_conv(LowerCtx &c, const Op &op) {
   const int64_t Cg = C / G, Mg = M / G;
   KILN_ASSIGN(nn::Window w, nn::make_window(op, Shape(wd.begin() + 2, wd.end()),
                                             Shape(xd.begin() + 2, xd.end()), false));
+  const bool depthwise = G > 1 && C == G && M == G;
+  if (depthwise) {
+    const WindowSchedule ws = schedule_window(c, window_shape(w, xd[0] * M, true));
+    if (ws.strategy != WindowStrategy::naive) return depthwise_window(c, op, w, ws);
+  }
   const int64_t in_size = w.in_size(), ksize = w.kernel_size();
   GridKernel g(c, op, "conv");
   KILN_ASSIGN(BufferVar X, g.in(xv));
@@ -115,8 +159,10 @@ Status lower_conv(LowerCtx &c, const Op &op) {
   ContractionDef def = conv_definition(w, xd[0], C, M, G, X, W, at);
   def.a_value = wv;
   def.b_value = xv;
-  const ContractionSchedule sched = schedule_contraction(c, def);
-  c.count_strategy(sched.strategy);
+  // A depthwise convolution is counted as a window (above), its naive kernel is the one below.
+  const ContractionSchedule sched =
+      depthwise ? ContractionSchedule{} : schedule_contraction(c, def);
+  if (!depthwise) c.count_strategy(sched.strategy);
   if (sched.strategy != Strategy::naive) {
     const int64_t out_size = w.out_size();
     const bool fold = folds_images(xd[0], G);

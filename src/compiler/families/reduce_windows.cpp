@@ -7,6 +7,7 @@
 //   kiln.det          one invocation per matrix (Leibniz formula, matrices up to 4 x 4)
 #include "compiler/lowering/lower.h"
 #include "compiler/definitions/row_reduction.h"
+#include "compiler/definitions/window.h"
 
 #include "ops/nn_kernels.h"
 
@@ -38,6 +39,31 @@ Expr lp_root(const Expr &s, int64_t p) {
   return pow(s, make_const(s.type(), 1.0 / static_cast<double>(p)));
 }
 
+// kiln.lp_pool as a window definition (a sum of |x|^p, then the p-th root) run by a non-naive
+// strategy.
+Status lp_pool_window(LowerCtx &c, const Op &op, const nn::Window &w, int64_t p,
+                      const WindowSchedule &ws) {
+  const Shape &xd = op.operands[0]->type.dims;
+  GridKernel g(c, op, "lp_pool");
+  KILN_ASSIGN(BufferVar X, g.in(op.operands[0]));
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  const ScalarType at = acc_type(X.elem);
+  const int64_t in_size = w.in_size(), out_size = w.out_size();
+  WindowDef d;
+  d.w = w;
+  d.planes = xd[0] * xd[1];
+  d.acc = at;
+  d.in_plane = [in_size](const Expr &pl) { return pl * in_size; };
+  d.read = [X, at](const Expr &i) { return cast(at, load(X, i)); };
+  d.term = [p](const Expr &x) { return lp_term(x, p); };
+  d.init = [at](const Expr &) { return zero(at); };
+  d.finish = [p](const Expr &acc, const Expr &) { return lp_root(acc, p); };
+  d.store = [&g, Y, out_size](const Expr &pl, const Expr &pos, const Expr &v) {
+    return g.store(Y, pl * out_size + pos, cast(Y.elem, v));
+  };
+  return emit_window(g, d, ws);
+}
+
 Status lower_lp_pool(LowerCtx &c, const Op &op) {
   const Value *xv = op.operands[0];
   const Shape &xd = xv->type.dims, &yd = op.results[0]->type.dims;
@@ -46,6 +72,8 @@ Status lower_lp_pool(LowerCtx &c, const Op &op) {
   if (p < 1) return unsupported(op, fmt::format("kiln.lp_pool with p = {}", p));
   KILN_ASSIGN(nn::Window w, nn::make_window(op, op.attr_ints("kernel_shape"),
                                             Shape(xd.begin() + 2, xd.end()), true));
+  const WindowSchedule ws = schedule_window(c, window_shape(w, xd[0] * xd[1], false));
+  if (ws.strategy != WindowStrategy::naive) return lp_pool_window(c, op, w, p, ws);
   GridKernel g(c, op, "lp_pool");
   KILN_ASSIGN(BufferVar X, g.in(xv));
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));

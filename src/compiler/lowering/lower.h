@@ -149,6 +149,11 @@ public:
   // Counts the strategy each row reduction (softmax, normalisation, reduce) used.
   void count_row_strategy(RowStrategy s) { ++row_count_[static_cast<size_t>(s)]; }
   int row_strategy_count(RowStrategy s) const { return row_count_[static_cast<size_t>(s)]; }
+  // Counts the strategy each window (pooling, depthwise convolution) used.
+  void count_window_strategy(WindowStrategy s) { ++window_count_[static_cast<size_t>(s)]; }
+  int window_strategy_count(WindowStrategy s) const {
+    return window_count_[static_cast<size_t>(s)];
+  }
 
 private:
   // The executable of `k`: an existing one for a structurally equal kernel, else a new one.
@@ -167,6 +172,7 @@ private:
   std::array<int, 3> strategy_count_{};
   int split_k_count_ = 0;
   std::array<int, 2> row_count_{};
+  std::array<int, 2> window_count_{};
   FusionPlan fusion_;
 };
 

@@ -301,3 +301,105 @@ RowReductionSchedule pick_row_reduction(const kir::TargetDesc &t, ScheduleMode m
 }
 
 } // namespace kiln::compiler
+
+namespace kiln::compiler {
+
+// ---- windows ----------------------------------------------------------------------------------
+
+const char *to_string(WindowStrategy s) {
+  switch (s) {
+  case WindowStrategy::naive: return "naive";
+  case WindowStrategy::window_rows: return "window_rows";
+  }
+  return "?";
+}
+
+namespace {
+
+// One row of the window table: applies to a target whose subgroup size is `subgroup` (0: any),
+// to pooling (`weighted` false) or depthwise convolution (true), with rows of at least
+// `min_out_w` outputs; the first row that applies wins, none means naive.
+struct WindowRow {
+  const char *name;
+  uint32_t subgroup;
+  bool weighted;
+  int64_t min_out_w;
+  uint32_t rows;
+  bool hoist;
+};
+
+// Lavapipe (subgroup 8), measured in bench/RESULTS.md (bench/window): every block guarded (a
+// group of 8 SIMD lanes mixing interior and edge blocks would run both copies of a hoisted
+// body: hoisted was 1.2-1.5x slower than guarded at the same R); R = 8 for depthwise
+// convolutions (mobilenet_v2's depthwise kernels 1.7x faster than R = 4, 2-3x faster than
+// naive), R = 4 for pools (squeezenet's stride-2 max pools: R = 8 slower than R = 4, whose 9
+// columns and 4 accumulators per row fit llvmpipe's registers). NVIDIA and the portable target
+// have no row: unmeasured there, so they keep the naive kernels.
+constexpr std::array<WindowRow, 2> kWindowTable{{
+    {"lavapipe-depthwise", 8, true, 4, 8, false},
+    {"lavapipe-pool", 8, false, 4, 4, false},
+}};
+
+} // namespace
+
+bool parse_window_override(std::string_view spec, WindowSchedule *out) {
+  WindowSchedule r;
+  r.reason = fmt::format("--window {}", spec);
+  if (override_head(spec, &r.everywhere)) {
+    *out = r;
+    return true;
+  }
+  constexpr std::string_view prefix = "window_rows:", guarded = ":guarded";
+  if (spec.substr(0, prefix.size()) != prefix) return false;
+  spec.remove_prefix(prefix.size());
+  if (spec.size() > guarded.size() && spec.substr(spec.size() - guarded.size()) == guarded) {
+    r.hoist = false;
+    spec.remove_suffix(guarded.size());
+  }
+  const std::string num(spec);
+  if (num.empty() || num.size() > 2 || num.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  const int rows = std::stoi(num);
+  if (rows < 1 || rows > static_cast<int>(kWindowMaxRows)) return false;
+  r.strategy = WindowStrategy::window_rows;
+  r.rows = static_cast<uint32_t>(rows);
+  *out = r;
+  return true;
+}
+
+WindowSchedule pick_window(const kir::TargetDesc &t, ScheduleMode mode, const WindowShape &s,
+                           const WindowSchedule *override) {
+  WindowSchedule out;
+  if (mode == ScheduleMode::naive) {
+    out.reason = "--schedule naive";
+    return out;
+  }
+  if (s.planes <= 0 || s.out_w <= 0 || s.taps <= 0) {
+    out.reason = "empty";
+    return out;
+  }
+  if (s.taps > kWindowMaxTaps) {
+    out.reason = fmt::format("windows of {} elements are not unrolled", s.taps);
+    return out;
+  }
+  if (s.out_w < 2) {
+    out.reason = "rows of one output";
+    return out;
+  }
+  WindowSchedule table;
+  table.reason = fmt::format("no table row for {} windows of rows of {} on {}",
+                             s.weighted ? "depthwise" : "pooling", s.out_w, t.name);
+  for (const WindowRow &r : kWindowTable) {
+    if ((r.subgroup != 0 && t.subgroup_size != r.subgroup) || r.weighted != s.weighted ||
+        s.out_w < r.min_out_w)
+      continue;
+    table = {WindowStrategy::window_rows, r.rows, r.hoist, r.name, false};
+    break;
+  }
+  if (override && !override->reason.empty() &&
+      (override->everywhere || table.strategy != WindowStrategy::naive))
+    return *override;
+  return table;
+}
+
+} // namespace kiln::compiler

@@ -122,3 +122,48 @@ RowReductionSchedule pick_row_reduction(const kir::TargetDesc &t, ScheduleMode m
                                         const RowReductionSchedule *override = nullptr);
 
 } // namespace kiln::compiler
+
+namespace kiln::compiler {
+
+// ---- windows (compiler/definitions/window.h) ------------------------------------------------
+
+enum class WindowStrategy {
+  naive,       // one invocation per output element, loops over the window (the lowering's kernel)
+  window_rows, // R consecutive outputs along the innermost spatial axis per invocation
+};
+const char *to_string(WindowStrategy s);
+
+// A window computation (pooling, depthwise convolution): `planes` output planes (images x
+// channels) of `outer` rows of `out_w` outputs each (outer = the product of the output spatial
+// dims before the last), `taps` kernel elements per output; `weighted` for a depthwise
+// convolution (a weight per tap and channel).
+struct WindowShape {
+  int64_t planes = 0, outer = 1, out_w = 0, taps = 0;
+  bool weighted = false;
+};
+
+struct WindowSchedule {
+  WindowStrategy strategy = WindowStrategy::naive;
+  uint32_t rows = 0;       // R: outputs per invocation along the innermost axis (window_rows)
+  bool hoist = true;       // interior blocks run an unguarded copy of the body (window_rows)
+  std::string reason;      // the table row (or rule) that decided it
+  bool everywhere = false; // an override that also replaces the table's naive choices
+};
+
+// The most kernel elements window_rows unrolls (larger windows stay naive), and the largest R.
+constexpr int64_t kWindowMaxTaps = 64;
+constexpr uint32_t kWindowMaxRows = 16;
+
+// `naive`, or `window_rows:R` (R from 1 to 16; bounds checks hoisted for interior blocks) or
+// `window_rows:R:guarded` (every block checks its bounds); a trailing `!` applies it to every
+// window the rules allow, not only where the table picks a non-naive strategy. False on a
+// malformed spec.
+bool parse_window_override(std::string_view spec, WindowSchedule *out);
+
+// The table's choice for a window (rules first: naive mode, windows of more than
+// kWindowMaxTaps elements, rows of one output); `override` (empty reason: none) wins over the
+// table where the rules allow it.
+WindowSchedule pick_window(const kir::TargetDesc &t, ScheduleMode mode, const WindowShape &s,
+                           const WindowSchedule *override = nullptr);
+
+} // namespace kiln::compiler
