@@ -23,6 +23,17 @@ using namespace kir;
 
 WindowShape WindowDef::shape() const { return window_shape(w, planes, static_cast<bool>(weight)); }
 
+WindowDef plane_window(const nn::Window &w, int64_t planes, BufferVar X, ScalarType acc) {
+  WindowDef d;
+  d.w = w;
+  d.planes = planes;
+  d.acc = acc;
+  const int64_t in_size = w.in_size();
+  d.in_plane = [in_size](const Expr &p) { return p * in_size; };
+  d.read = [X, acc](const Expr &i) { return cast(acc, load(X, i)); };
+  return d;
+}
+
 WindowShape window_shape(const nn::Window &w, int64_t planes, bool weighted) {
   WindowShape s;
   s.planes = planes;

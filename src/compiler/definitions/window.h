@@ -49,6 +49,10 @@ struct WindowDef {
 // path binds its own.
 WindowSchedule schedule_window(LowerCtx &c, const WindowShape &s);
 
+// A definition over `planes` planes of the row-major input X (output plane p reads input
+// plane p, elements cast to `acc`): w, planes, acc, in_plane and read set, the rest to fill.
+WindowDef plane_window(const nn::Window &w, int64_t planes, kir::BufferVar X, kir::ScalarType acc);
+
 // The window shape of window `w` over `planes` planes.
 WindowShape window_shape(const nn::Window &w, int64_t planes, bool weighted);
 

@@ -6,6 +6,7 @@
 // (window.h) instead: its naive strategy is that same direct kernel.
 #include "compiler/definitions/contraction.h"
 #include "compiler/definitions/window.h"
+#include "compiler/families/kernel_helpers.h"
 
 #include "ops/nn_kernels.h"
 
@@ -98,26 +99,15 @@ ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, i
 // p = image * C + channel reads input plane p, a weighted sum from the bias.
 Status depthwise_window(LowerCtx &c, const Op &op, const nn::Window &w,
                         const WindowSchedule &ws) {
-  const Value *xv = op.operands[0], *wv = op.operands[1];
-  const Value *bv = op.operands.size() > 2 ? op.operands[2] : nullptr;
+  const Value *xv = op.operands[0];
   const Shape &xd = xv->type.dims;
-  const int64_t C = xd[1], in_size = w.in_size(), out_size = w.out_size();
+  const int64_t C = xd[1], out_size = w.out_size();
   const int64_t ksize = w.kernel_size();
   GridKernel g(c, op, "conv_depthwise");
-  KILN_ASSIGN(BufferVar X, g.in(xv));
-  KILN_ASSIGN(BufferVar W, g.in(wv));
-  BufferVar B{-1, X.elem};
-  if (bv) {
-    KILN_ASSIGN(B, g.in(bv));
-  }
-  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  KILN_ASSIGN(const helpers::ConvBuffers bufs, helpers::bind_conv_buffers(g, op));
+  const BufferVar X = bufs.X, W = bufs.W, B = bufs.B, Y = bufs.Y;
   const ScalarType at = X.elem == ScalarType::f16 ? ScalarType::f32 : X.elem;
-  WindowDef d;
-  d.w = w;
-  d.planes = xd[0] * C;
-  d.acc = at;
-  d.in_plane = [in_size](const Expr &p) { return p * in_size; };
-  d.read = [X, at](const Expr &i) { return cast(at, load(X, i)); };
+  WindowDef d = plane_window(w, xd[0] * C, X, at);
   d.weight = [W, at, C, ksize](const Expr &p, int64_t tap) {
     return cast(at, load(W, (p % C) * ksize + tap));
   };
@@ -132,7 +122,6 @@ Status depthwise_window(LowerCtx &c, const Op &op, const nn::Window &w,
 
 Status lower_conv(LowerCtx &c, const Op &op) {
   const Value *xv = op.operands[0], *wv = op.operands[1];
-  const Value *bv = op.operands.size() > 2 ? op.operands[2] : nullptr;
   const Shape &xd = xv->type.dims, &wd = wv->type.dims;
   const Shape &yd = op.results[0]->type.dims;
   if (xd.size() < 3 || wd.size() != xd.size()) return unsupported(op, "this kiln.conv shape");
@@ -148,13 +137,8 @@ Status lower_conv(LowerCtx &c, const Op &op) {
   }
   const int64_t in_size = w.in_size(), ksize = w.kernel_size();
   GridKernel g(c, op, "conv");
-  KILN_ASSIGN(BufferVar X, g.in(xv));
-  KILN_ASSIGN(BufferVar W, g.in(wv));
-  BufferVar B{-1, X.elem};
-  if (bv) {
-    KILN_ASSIGN(B, g.in(bv));
-  }
-  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  KILN_ASSIGN(const helpers::ConvBuffers bufs, helpers::bind_conv_buffers(g, op));
+  const BufferVar X = bufs.X, W = bufs.W, B = bufs.B, Y = bufs.Y;
   const ScalarType at = X.elem == ScalarType::f16 ? ScalarType::f32 : X.elem;
   ContractionDef def = conv_definition(w, xd[0], C, M, G, X, W, at);
   def.a_value = wv;

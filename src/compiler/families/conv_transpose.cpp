@@ -79,7 +79,6 @@ Stmt gather_loops(GridKernel &g, const nn::Window &w, const std::vector<Expr> &y
 
 Status lower_conv_transpose(LowerCtx &c, const Op &op) {
   const Value *xv = op.operands[0], *wv = op.operands[1];
-  const Value *bv = op.operands.size() > 2 ? op.operands[2] : nullptr;
   const Shape &xd = xv->type.dims, &wd = wv->type.dims, &yd = op.results[0]->type.dims;
   if (xd.size() < 3 || wd.size() != xd.size()) return unsupported(op, "this kiln.conv_transpose shape");
   if (!is_float(xv->type.dtype)) return unsupported(op, "integer kiln.conv_transpose");
@@ -91,13 +90,8 @@ Status lower_conv_transpose(LowerCtx &c, const Op &op) {
                                              Shape(yd.begin() + 2, yd.end())));
   const int64_t xin = w.out_size(), ks = w.kernel_size();
   GridKernel g(c, op, "conv_transpose");
-  KILN_ASSIGN(BufferVar X, g.in(xv));
-  KILN_ASSIGN(BufferVar W, g.in(wv));
-  BufferVar B{-1, X.elem};
-  if (bv) {
-    KILN_ASSIGN(B, g.in(bv));
-  }
-  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  KILN_ASSIGN(const helpers::ConvBuffers bufs, helpers::bind_conv_buffers(g, op));
+  const BufferVar X = bufs.X, W = bufs.W, B = bufs.B, Y = bufs.Y;
   const ScalarType at = float_acc(X.elem);
   return g.finish(shape_numel(yd), [&](Expr i) {
     return let_all(g, "c", unflatten(i, yd), [&](std::vector<Expr> cs) -> Result<Stmt> {

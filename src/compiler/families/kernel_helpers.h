@@ -1,5 +1,5 @@
-// Internal to the sampling, conv_transpose, quantize and resize lowerings (families/): small
-// kernel-building helpers they share (defined in sampling.cpp).
+// Internal to the sampling, conv, conv_transpose, quantize and resize lowerings (families/):
+// small kernel-building helpers they share (defined in sampling.cpp).
 #pragma once
 
 #include "compiler/lowering/lower.h"
@@ -21,5 +21,12 @@ kir::ScalarType float_acc(kir::ScalarType t);
 // Rounds a float to nearest-even and saturates it into integer type `to` (NaN -> 0), as
 // the reference's round_saturate. Works in the float type of `v` (f32 or f64).
 kir::Expr round_saturate(const kir::Expr &v, kir::ScalarType to);
+
+// The buffers of a convolution-like op (operands x, w and an optional bias, result y), bound
+// on `g` in that order; B.index is -1 without a bias.
+struct ConvBuffers {
+  kir::BufferVar X, W, B, Y;
+};
+Result<ConvBuffers> bind_conv_buffers(GridKernel &g, const Op &op);
 
 } // namespace kiln::compiler::helpers

@@ -26,13 +26,8 @@ Status pool_window(LowerCtx &c, const Op &op, const nn::Window &w, bool is_max, 
   KILN_ASSIGN(BufferVar X, g.in(op.operands[0]));
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
   const ScalarType at = acc_type(X.elem);
-  const int64_t in_size = w.in_size(), out_size = w.out_size();
-  WindowDef d;
-  d.w = w;
-  d.planes = xd[0] * xd[1];
-  d.acc = at;
-  d.in_plane = [in_size](const Expr &p) { return p * in_size; };
-  d.read = [X, at](const Expr &i) { return cast(at, load(X, i)); };
+  const int64_t out_size = w.out_size();
+  WindowDef d = plane_window(w, xd[0] * xd[1], X, at);
   d.combine = is_max ? WindowDef::Combine::max : WindowDef::Combine::sum;
   d.init = [is_max, at](const Expr &) { return is_max ? lowest_value(at) : make_const(at, 0); };
   if (!is_max) {

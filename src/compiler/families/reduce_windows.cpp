@@ -48,13 +48,8 @@ Status lp_pool_window(LowerCtx &c, const Op &op, const nn::Window &w, int64_t p,
   KILN_ASSIGN(BufferVar X, g.in(op.operands[0]));
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
   const ScalarType at = acc_type(X.elem);
-  const int64_t in_size = w.in_size(), out_size = w.out_size();
-  WindowDef d;
-  d.w = w;
-  d.planes = xd[0] * xd[1];
-  d.acc = at;
-  d.in_plane = [in_size](const Expr &pl) { return pl * in_size; };
-  d.read = [X, at](const Expr &i) { return cast(at, load(X, i)); };
+  const int64_t out_size = w.out_size();
+  WindowDef d = plane_window(w, xd[0] * xd[1], X, at);
   d.term = [p](const Expr &x) { return lp_term(x, p); };
   d.init = [at](const Expr &) { return zero(at); };
   d.finish = [p](const Expr &acc, const Expr &) { return lp_root(acc, p); };

@@ -47,6 +47,18 @@ Expr round_saturate(const Expr &v, ScalarType to) {
   return select(call(Intrinsic::isnan, {v}), imm(to, 0), sat);
 }
 
+Result<ConvBuffers> bind_conv_buffers(GridKernel &g, const Op &op) {
+  ConvBuffers b;
+  KILN_ASSIGN(b.X, g.in(op.operands[0]));
+  KILN_ASSIGN(b.W, g.in(op.operands[1]));
+  b.B = BufferVar{-1, b.X.elem};
+  if (op.operands.size() > 2) {
+    KILN_ASSIGN(b.B, g.in(op.operands[2]));
+  }
+  KILN_ASSIGN(b.Y, g.out(op.results[0]));
+  return b;
+}
+
 } // namespace helpers
 
 namespace {
