@@ -300,10 +300,6 @@ RowReductionSchedule pick_row_reduction(const kir::TargetDesc &t, ScheduleMode m
   return table;
 }
 
-} // namespace kiln::compiler
-
-namespace kiln::compiler {
-
 // ---- windows ----------------------------------------------------------------------------------
 
 const char *to_string(WindowStrategy s) {
