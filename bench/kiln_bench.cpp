@@ -2,7 +2,7 @@
 // .npy inputs, checks outputs against golden .npy files, and reports timing and host memory.
 //
 //   kiln_bench ARTIFACT --device vulkan --input NAME=FILE.npy ... [--golden NAME=FILE.npy ...]
-//              [--warmup N] [--iters N] [--rtol R] [--atol A] [--profile N]
+//              [--warmup N] [--warmup-seconds S] [--iters N] [--rtol R] [--atol A] [--profile N]
 //
 // --profile N also prints the N commands with the largest median device time (name,
 // workgroups, bytes bound, share of the total), for finding where a model's time goes.
@@ -67,12 +67,16 @@ double f32_at(const kiln_tensor_info &info, const void *data, size_t i) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: kiln_bench ARTIFACT [--device D] [--input N=F.npy]... "
-                         "[--golden N=F.npy]... [--warmup N] [--iters N] [--rtol R] [--atol A]\n");
+                         "[--golden N=F.npy]... [--warmup N] [--warmup-seconds S] [--iters N] [--rtol R] "
+                         "[--atol A] [--profile N]\n");
     return 2;
   }
   std::string artifact = argv[1], device = "vulkan";
   std::map<std::string, std::string> inputs, golden;
   int warmup = 3, iters = 20;
+  // Warm-up also lasts at least this long: a GPU's driver raises its clock only after some
+  // hundreds of ms of load, so a count of short calls can end while it still idles.
+  double warmup_seconds = 0;
   double rtol = 1e-4, atol = 1e-5;
   int profile = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
@@ -85,6 +89,7 @@ int main(int argc, char **argv) {
     else if (k == "--input") split(inputs);
     else if (k == "--golden") split(golden);
     else if (k == "--warmup") warmup = std::atoi(v.c_str());
+    else if (k == "--warmup-seconds") warmup_seconds = std::atof(v.c_str());
     else if (k == "--iters") iters = std::atoi(v.c_str());
     else if (k == "--rtol") rtol = std::atof(v.c_str());
     else if (k == "--atol") atol = std::atof(v.c_str());
@@ -140,16 +145,21 @@ int main(int argc, char **argv) {
   std::vector<std::vector<double>> per_cmd_ms(cmd_ns.size());
   long rss_first = 0;
   double cpu_start = 0;
-  for (int it = 0; it < warmup + iters; ++it) {
-    if (it == warmup) cpu_start = cpu_seconds();
+  const auto warm_until =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(warmup_seconds);
+  int calls = 0;
+  for (int timed = 0; timed < iters; ++calls) {
+    const bool warming = calls < warmup || std::chrono::steady_clock::now() < warm_until;
+    if (!warming && timed == 0) cpu_start = cpu_seconds();
     for (auto &d : out_data) std::memset(d.data(), 0xff, d.size()); // poison (NaN for floats)
     auto t0 = std::chrono::steady_clock::now();
     if (kiln_status st = kiln_module_run_with_options(mod, in.data(), in.size(), out.data(),
                                                       out.size(), &opts))
       return fail(st, "run");
     auto t1 = std::chrono::steady_clock::now();
-    if (it == 0) rss_first = peak_rss_kib();
-    if (it >= warmup) {
+    if (calls == 0) rss_first = peak_rss_kib();
+    if (!warming) {
+      ++timed;
       host_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
       uint64_t ns = 0;
       for (size_t c = 0; c < cmd_ns.size(); ++c) {
@@ -215,7 +225,7 @@ int main(int argc, char **argv) {
   std::printf("cpu: %.3f ms per call (all threads, mean of %d calls)\n", cpu_ms, iters);
   std::printf("peak RSS KiB: start %ld, device open %ld, after load %ld, after first run %ld, "
               "after %d runs %ld\n",
-              rss_start, rss_device, rss_loaded, rss_first, warmup + iters, rss_end);
+              rss_start, rss_device, rss_loaded, rss_first, calls, rss_end);
   kiln_module_release(mod);
   kiln_device_release(dev);
   return rc;

@@ -145,6 +145,8 @@ def main():
     ap.add_argument("model"); ap.add_argument("--inputs", required=True)
     ap.add_argument("--backend", default="torch", choices=["torch", "numpy"])
     ap.add_argument("--warmup", type=int, default=10); ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--warmup-seconds", type=float, default=0.0,
+                    help="warm up at least this long too (the GPU raises its clock under load)")
     ap.add_argument("--save")
     a = ap.parse_args()
     name = os.path.splitext(os.path.basename(a.model))[0]
@@ -153,7 +155,10 @@ def main():
     if a.backend == "torch":
         torch = m.torch
         with torch.no_grad():
+            warm_until = time.perf_counter() + a.warmup_seconds
             for _ in range(a.warmup): m.run(feeds)
+            while time.perf_counter() < warm_until:
+                m.run(feeds); torch.cuda.synchronize()
             torch.cuda.synchronize(); ts = []
             for _ in range(a.iters):
                 t0 = time.perf_counter(); outs = m.run(feeds); torch.cuda.synchronize()

@@ -3,6 +3,9 @@
 # inputs, see gen.py), compiles them for vulkan-nvidia, and gathers what the GPU machine needs.
 #   bash bench/h200_models/prepare.sh FOLDER          # full size (compiles 4 models + naive matmul)
 #   SMALL=1 bash bench/h200_models/prepare.sh FOLDER  # small shapes, for testing the scripts
+#   BAKED=1 bash bench/h200_models/prepare.sh FOLDER  # weights as initializers: carries kiln and
+#       the three libraries it needs that the GPU machine lacks; run.sh exports and compiles there
+#       (PREV=path/to/kiln also carries an older compiler: run.sh builds NAME.prev.kiln with it)
 # Run from the repository root, after building build/bin/kiln and build/bin/kiln_bench. Then,
 # on the GPU machine (device tool, carry [".gl", "FOLDER"]): bash bench/h200_models/run.sh FOLDER
 # FOLDER must be inside the checkout and ignored by git (e.g. listed in .git/info/exclude) so
@@ -14,8 +17,16 @@ bench=${KILN_BENCH:-build/bin/kiln_bench}
 here=$(dirname "$0")
 mkdir -p "$dir"
 small=(); [ "${SMALL:-0}" = 1 ] && small=(--small)
-${PYTHON:-/usr/bin/python3} "$here/gen.py" --onnx "$dir" "${small[@]}"
-for f in "$dir"/*.onnx; do
+models=()
+if [ "${BAKED:-0}" = 1 ]; then
+  cp "$kiln" "$dir/"
+  [ -n "${PREV:-}" ] && cp "$PREV" "$dir/kiln.prev"  # a second compiler to compare against
+  for l in libonnx_proto.so.1 libprotobuf.so.32 libfmt.so.9; do cp "/lib/x86_64-linux-gnu/$l" "$dir/"; done
+else
+  ${PYTHON:-/usr/bin/python3} "$here/gen.py" --onnx "$dir" "${small[@]}"
+  models=("$dir"/*.onnx)
+fi
+for f in "${models[@]}"; do
   m=$(basename "$f" .onnx)
   t0=$(date +%s.%N)
   "$kiln" compile "$f" -o "$dir/$m.kiln" --target vulkan-nvidia --stats "$dir/$m.stats.json"

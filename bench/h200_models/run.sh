@@ -6,8 +6,16 @@
 # carried: gen.py --npy regenerates them here from the seed (numpy), both runners read them.
 #   device tool, carry [".gl", "FOLDER"]:   bash bench/h200_models/run.sh FOLDER
 #   (SMALL=1 if FOLDER was prepared with SMALL=1; PROFILE=N prints the N slowest commands)
-# Per model: PyTorch eager (TF32 off, cudnn.benchmark, median of 50 after 10 warm-up) saves its
-# outputs; kiln_bench then runs the artifact (median of 50 after 10) and checks its outputs
+#   BAKED=1 (FOLDER prepared with BAKED=1): the weights become initializers, exported and
+#   compiled here with the carried kiln (too big to carry), so kiln holds them as constants the
+#   way PyTorch holds its parameters and each call uploads only the data input. Weights fed as
+#   inputs make every call stage them (bert-base: 440 MB) while the GPU idles, and its driver
+#   lowers the SM clock (345-690 MHz instead of 1980 measured), which no kernel change fixes.
+# Every runner is timed with the GPU's SM clock sampled (nvidia-smi, every 50 ms): the table
+# gives the median clock over each one's last 400 ms (its timed loop), so a comparison made
+# at different clocks shows as one.
+# Per model: PyTorch eager (TF32 off, cudnn.benchmark, median of 50 after warm-up) saves its
+# outputs; kiln_bench then runs the artifact (median of 50 after the same warm-up) and checks its outputs
 # against PyTorch's (rtol 1e-3, atol 1e-4). Ends with one table and cuBLAS f32/f16 4096^3.
 set -uo pipefail
 dir=$1
@@ -20,28 +28,64 @@ if [ "$backend" = torch ]; then
 fi
 cd "$dir"
 small=(); [ "${SMALL:-0}" = 1 ] && small=(--small)
-t0=$SECONDS; $py gen.py --npy . "${small[@]}"; echo "gen.py --npy: $((SECONDS - t0)) s"
+baked=()
+if [ "${BAKED:-0}" = 1 ]; then
+  baked=(--baked)
+  export LD_LIBRARY_PATH=$PWD${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  for m in ${MODELS:-bert_base_b8 resnet50_b32 resnet50_b1}; do
+    $py gen.py --onnx . --baked --only "$m" "${small[@]}" || exit 1
+    t0=$(date +%s%N)
+    ./kiln compile "$m.onnx" -o "$m.kiln" --target vulkan-nvidia --stats "$m.stats.json" || exit 1
+    echo "$m: compiled on this machine in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    if [ -x kiln.prev ]; then  # the previous compiler (prepare.sh PREV=path), same run
+      ./kiln.prev compile "$m.onnx" -o "$m.prev.kiln" --target vulkan-nvidia || exit 1
+    fi
+    for v in ${VARIANTS:-}; do  # VARIANTS="name=--compile-flags,with,commas ..."
+      ./kiln compile "$m.onnx" -o "$m.${v%%=*}.kiln" --target vulkan-nvidia $(echo "${v#*=}" | tr , ' ') || exit 1
+    done
+  done
+fi
+t0=$SECONDS; $py gen.py --npy . "${small[@]}" "${baked[@]}"; echo "gen.py --npy: $((SECONDS - t0)) s"
+# Runs a command while sampling the SM clock; prints the median clock of its last 400 ms.
+clocked() {
+  local log sampler=; log=$(mktemp)
+  if command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=clocks.sm --format=csv,noheader,nounits -lms 50 > "$log" 2>/dev/null &
+    sampler=$!
+  fi
+  "$@"; local rc=$?
+  [ -n "$sampler" ] && kill "$sampler" 2>/dev/null && wait "$sampler" 2>/dev/null
+  # the last 8 samples (400 ms): the timed loop, not the start-up before it
+  tail -n 8 "$log" | sort -n | awk '{v[NR] = $1} END {if (NR) printf "clock: median %d MHz (min %d, max %d) over the last %d samples\n", v[int((NR + 1) / 2)], v[1], v[NR], NR}'
+  rm -f "$log"
+  return $rc
+}
+# Both runners warm up for WARM seconds (default 2) besides their 10 calls: a model whose calls
+# take ~1 ms finishes 60 calls before the driver has raised the clock (resnet50 b1 ran at 390
+# MHz in one call and at 1980 in the next).
+warm=${WARM:-2}
 : > table.tsv
 for k in *.kiln; do
   a=${k%.kiln}; m=${a%%.*}
   [ -f "$m.torch.ms" ] || {
     echo "== torch $m"
-    $py onnx_torch.py "$m.onnx" --backend "$backend" --inputs . --save "$m.torch" --warmup 10 --iters 50 | tee "$m.torch.txt"
+    clocked $py onnx_torch.py "$m.onnx" --backend "$backend" --inputs . --save "$m.torch" --warmup 10 --warmup-seconds "$warm" --iters 50 | tee "$m.torch.txt"
     sed -n 's/.*: median \([0-9.]*\) ms.*/\1/p' "$m.torch.txt" > "$m.torch.ms"
   }
   args=()
   for f in "$m".in.*.npy; do n=${f#"$m".in.}; args+=(--input "${n%.npy}=$f"); done
   for f in "$m".torch.*.npy; do n=${f#"$m".torch.}; args+=(--golden "${n%.npy}=$f"); done
   echo "== kiln $a ($(stat -c %s "$k") artifact bytes)"
-  ./kiln_bench "$k" --device vulkan "${args[@]}" --warmup 10 --iters 50 --rtol 1e-3 --atol 1e-4 --profile "${PROFILE:-0}" \
+  clocked ./kiln_bench "$k" --device vulkan "${args[@]}" --warmup 10 --warmup-seconds "$warm" --iters 50 --rtol 1e-3 --atol 1e-4 --profile "${PROFILE:-0}" \
     | tee "$a.kiln.txt"
   echo "rc=${PIPESTATUS[0]}"
   host=$(sed -n 's/.*host \([0-9.]*\) ms, device.*/\1/p' "$a.kiln.txt")
   devms=$(sed -n 's/.*device \([0-9.]*\) ms$/\1/p' "$a.kiln.txt")
   err=$(grep -o 'max abs err [^ ]* .*' "$a.kiln.txt" | sed 's/max abs err \([^ ]*\) .*: \(.*\)/\1 \2/' | head -1)
   ymax=$(sed -n 's/.*max|y|=\([^ ]*\).*/\1/p' "$m.torch.txt" | head -1)
-  printf '%s\t%s\t%s\t%s\t%s (max|y| %s)\n' "$a" "${devms:-?}" "${host:-?}" "$(cat "$m.torch.ms")" \
-    "${err:-?}" "${ymax:-?}" >> table.tsv
+  clk=$(sed -n 's/^clock: median \([0-9]*\).*/\1/p' "$a.kiln.txt"); tclk=$(sed -n 's/^clock: median \([0-9]*\).*/\1/p' "$m.torch.txt")
+  printf '%s\t%s\t%s\t%s\t%s (max|y| %s)\t%s / %s\n' "$a" "${devms:-?}" "${host:-?}" "$(cat "$m.torch.ms")" \
+    "${err:-?}" "${ymax:-?}" "${clk:-?}" "${tclk:-?}" >> table.tsv
 done
 [ "$backend" = torch ] && echo "== cuBLAS via torch.matmul, 4096^3, median of 50 after 10 (TF32 off)" &&
 $py - <<'PY'
@@ -58,8 +102,8 @@ for dt in (torch.float32, torch.float16):
     print(f"cuBLAS {str(dt)[6:]} {n}^3: median {ms:.3f} ms, {2 * n**3 / ms / 1e9:.1f} TFLOP/s")
 PY
 echo "== summary (ms; ratio = torch eager / kiln device; err = kiln vs torch max abs err, check)"
-printf '| workload | kiln device ms | kiln host ms | torch fp32 eager ms | torch / kiln device | max abs err vs torch |\n|---|---|---|---|---|---|\n'
-while IFS=$'\t' read -r a d h t e; do
+printf '| workload | kiln device ms | kiln host ms | torch fp32 eager ms | torch / kiln device | max abs err vs torch | SM MHz kiln / torch |\n|---|---|---|---|---|---|---|\n'
+while IFS=$'\t' read -r a d h t e c; do
   r=$($py -c "print(f'{float(\"$t\") / float(\"$d\"):.2f}x')" 2>/dev/null || echo "?")
-  printf '| %s | %s | %s | %s | %s | %s |\n' "$a" "$d" "$h" "$t" "$r" "$e"
+  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$a" "$d" "$h" "$t" "$r" "$e" "$c"
 done < table.tsv

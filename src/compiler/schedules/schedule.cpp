@@ -43,9 +43,11 @@ namespace {
 // One row of the contraction strategy table. A row applies to a target whose subgroup size is
 // `subgroup` (0: any), with at least `min_shared` bytes of shared memory and `min_invocations`
 // invocations per workgroup, and to a shape with M, N and K at least the given minima; a row
-// with `one_wave` also needs a tile grid (split-K slices included) of at least one workgroup
-// per compute unit (when the target knows its count), so large tiles never leave most of the
-// device idle. The first row that applies wins; no row means naive.
+// with `wave` > 0 also needs a tile grid (split-K slices included) of at least `wave`
+// workgroups per compute unit (when the target knows its count), so large tiles never leave
+// part of the device idle for the whole kernel. `wave` is the number of the row's workgroups
+// a unit keeps resident (from the kernel's register count on that target) or 1 where a partly
+// filled wave measured no slower. The first row that applies wins; no row means naive.
 struct ContractionRow {
   const char *name;
   uint32_t subgroup;
@@ -53,7 +55,7 @@ struct ContractionRow {
   int64_t min_m, min_n, min_k;
   Strategy strategy;
   TileConfig tile;
-  bool one_wave = false;
+  int wave = 0;
 };
 
 // Sizes: NVIDIA rows follow the classic SIMT SGEMM shape (256 invocations, 8x8 or 4x4 per
@@ -67,8 +69,8 @@ struct ContractionRow {
 // block but skip staging (llvmpipe's shared memory is ordinary memory and its barriers switch
 // coroutines). Measured in bench/RESULTS.md.
 constexpr std::array<ContractionRow, 7> kContractionTable{{
-    {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8, 4, 2}, true},
-    {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4, 4, 1}, true},
+    {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8, 4, 2}, 2},
+    {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4, 4, 1}, 1},
     {"nvidia-small", 32, 16384, 64, 1, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4, 4, 2}},
     {"lavapipe-large", 8, 0, 64, 64, 64, 8, Strategy::registers, {64, 64, 1, 8, 8}},
     {"lavapipe", 8, 0, 64, 8, 8, 8, Strategy::registers, {32, 32, 1, 4, 4}},
@@ -83,9 +85,9 @@ bool applies(const ContractionRow &r, const kir::TargetDesc &t, const Contractio
   if (r.strategy == Strategy::tiled && r.tile.shared_bytes() > t.shared_memory_bytes) return false;
   if (static_cast<uint32_t>(r.tile.invocations()) > t.max_workgroup_invocations) return false;
   if (s.M < r.min_m || s.N < r.min_n || s.K < r.min_k) return false;
-  if (!r.one_wave || t.compute_units == 0) return true;
+  if (r.wave == 0 || t.compute_units == 0) return true;
   const int64_t groups = tile_groups(s, r.tile) * pick_split_k(t, s, r.tile);
-  return groups >= static_cast<int64_t>(t.compute_units);
+  return groups >= static_cast<int64_t>(r.wave) * t.compute_units;
 }
 
 ContractionSchedule from_table(const kir::TargetDesc &t, const ContractionShape &s) {
