@@ -224,9 +224,11 @@ TEST(ContractionTable, FillsTheDeviceWithSmallerTilesOrSplitK) {
   EXPECT_EQ(bert_qkv.tile.tm, 128);
   EXPECT_EQ(bert_qkv.split_k, 6);
   // bert-base's FFN1 (1024 x 3072 x 768): 192 tiles of 128x128, more than one per SM but less
-  // than the two each keeps resident, so 64x64 tiles (768 workgroups) and no split.
-  EXPECT_EQ(pick(*nv, 1, 1024, 3072, 768).tile.tm, 64);
-  EXPECT_EQ(pick(*nv, 1, 1024, 3072, 768).split_k, 1);
+  // than the two each keeps resident, so 128x64 tiles (384 workgroups) and no split.
+  const ContractionSchedule ffn1 = pick(*nv, 1, 1024, 3072, 768);
+  EXPECT_EQ(ffn1.tile.tm, 128);
+  EXPECT_EQ(ffn1.tile.tn, 64);
+  EXPECT_EQ(ffn1.split_k, 1);
   // Too short a reduction to split (K = 64): 64x64 tiles (256 workgroups) instead.
   EXPECT_EQ(pick(*nv, 1, 1024, 1024, 64).tile.tm, 64);
   EXPECT_EQ(pick(*nv, 1, 1024, 1024, 64).split_k, 1);
