@@ -47,7 +47,10 @@ namespace {
 // workgroups per compute unit (when the target knows its count), so large tiles never leave
 // part of the device idle for the whole kernel. `wave` is the number of the row's workgroups
 // a unit keeps resident (from the kernel's register count on that target) or 1 where a partly
-// filled wave measured no slower. The first row that applies wins; no row means naive.
+// filled wave measured no slower. `max_wave` > 0 limits the grid to that many workgroups per
+// unit: a row meant for grids that fit in one wave of resident workgroups, where a few more
+// would start a second wave for them alone. The first row that applies wins; no row means
+// naive.
 struct ContractionRow {
   const char *name;
   uint32_t subgroup;
@@ -55,7 +58,7 @@ struct ContractionRow {
   int64_t min_m, min_n, min_k;
   Strategy strategy;
   TileConfig tile;
-  int wave = 0;
+  int wave = 0, max_wave = 0;
 };
 
 // Sizes: NVIDIA rows follow the classic SIMT SGEMM shape (256 invocations, 8x8 or 4x4 per
@@ -70,7 +73,7 @@ struct ContractionRow {
 // coroutines). Measured in bench/RESULTS.md.
 constexpr std::array<ContractionRow, 8> kContractionTable{{
     {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8, 4, 2}, 2},
-    {"nvidia-tall", 32, 16384, 128, 512, 512, 64, Strategy::tiled, {128, 64, 16, 8, 8, 4, 1}, 1},
+    {"nvidia-tall", 32, 16384, 128, 512, 512, 64, Strategy::tiled, {128, 64, 16, 8, 8, 4, 1}, 1, 3},
     {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4, 4, 1}, 1},
     {"nvidia-small", 32, 16384, 64, 1, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4, 4, 2}},
     {"lavapipe-large", 8, 0, 64, 64, 64, 8, Strategy::registers, {64, 64, 1, 8, 8}},
@@ -88,6 +91,7 @@ bool applies(const ContractionRow &r, const kir::TargetDesc &t, const Contractio
   if (s.M < r.min_m || s.N < r.min_n || s.K < r.min_k) return false;
   if (r.wave == 0 || t.compute_units == 0) return true;
   const int64_t groups = tile_groups(s, r.tile) * pick_split_k(t, s, r.tile);
+  if (r.max_wave > 0 && groups > static_cast<int64_t>(r.max_wave) * t.compute_units) return false;
   return groups >= static_cast<int64_t>(r.wave) * t.compute_units;
 }
 
