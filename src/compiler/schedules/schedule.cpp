@@ -62,8 +62,9 @@ struct ContractionRow {
 };
 
 // Sizes: NVIDIA rows follow the classic SIMT SGEMM shape (256 invocations, 8x8 or 4x4 per
-// invocation; 128x64 / 64x128 rows between them were measured and rejected: resnet50 b32 2%
-// faster, batch 1 2x and bert-base 1.3x slower in the same run, bench/RESULTS.md). Staging:
+// invocation), plus a tall 128x64 row of 128 invocations at 8x8 for grids that fill one wave
+// of it exactly (bert-base's FFN1, 1024 x 3072 x 768: 0.152 ms vs 0.195 with 128x128 tiles and
+// 0.166 with 64x64, every figure at the same 1980 MHz SM clock, bench/RESULTS.md). Staging:
 // 4-lane shared loads everywhere; the large row double-buffers, the medium row keeps one
 // buffer (double-buffering took its 4x4 kernels from 64 to 87 registers on the H200, two
 // workgroups per SM instead of four: resnet50 b32 12.97 ms with two stages, 10.83 with one, in
