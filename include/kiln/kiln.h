@@ -229,6 +229,10 @@ typedef struct kiln_run_options {
    * Entries are 0 when the device has no timestamps. */
   uint64_t *command_ns;
   size_t command_ns_capacity;
+  /* When non-NULL, receives the device time from the start of the first command to the end of
+   * the last, in nanoseconds: the commands' own times plus the barriers and idle gaps between
+   * them (0 when the device has no timestamps). */
+  uint64_t *span_ns;
 } kiln_run_options;
 
 /* kiln_module_run with options; `options` may be NULL. */

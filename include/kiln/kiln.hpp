@@ -89,10 +89,12 @@ public:
     return info;
   }
   // Runs once; `command_ns`, when given, is resized to the command count and filled with the
-  // device time of each command.
+  // device time of each command; `span_ns` receives the time from the first command's start to
+  // the last one's end.
   void run(const std::vector<kiln_tensor> &inputs, std::vector<kiln_tensor> &outputs,
-           std::vector<uint64_t> *command_ns = nullptr) const {
+           std::vector<uint64_t> *command_ns = nullptr, uint64_t *span_ns = nullptr) const {
     kiln_run_options options{};
+    options.span_ns = span_ns;
     if (command_ns) {
       command_ns->assign(kiln_module_command_count(get()), 0);
       options.command_ns = command_ns->data();

@@ -460,6 +460,8 @@ kiln_status kiln_module_run_with_options(kiln_module *module, const kiln_tensor 
       args.command_ns = options->command_ns;
       args.command_ns_capacity = options->command_ns_capacity;
     }
+    if (options)
+      args.span_ns = options->span_ns;
     return module->module->run(args);
   });
 }

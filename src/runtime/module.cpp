@@ -244,7 +244,8 @@ Status record_staging(const DriverVtable &d, DeviceState *device, CommandState *
 } // namespace
 
 // The whole program: input staging copies, every command (barriers between them, a timer around
-// each), then output staging copies. Recorded once per frame and submitted on every call.
+// each, and one more timer, the last, around all of them), then output staging copies.
+// Recorded once per frame and submitted on every call.
 Status Module::record(Frame &f) {
   const DriverVtable &d = *driver_;
   CommandState *list = f.commands;
@@ -255,6 +256,8 @@ Status Module::record(Frame &f) {
     KILN_RT_TRY(d.command.barrier(device_, list));
   std::vector<Binding> bindings;
   const auto &commands = program_->commands;
+  const uint32_t span = uint32_t(commands.size());
+  KILN_RT_TRY(d.command.timer(device_, list, span, false));
   for (size_t i = 0; i < commands.size(); ++i) {
     const Command &c = commands[i];
     if (i > 0)
@@ -278,6 +281,7 @@ Status Module::record(Frame &f) {
     }
     KILN_RT_TRY(d.command.timer(device_, list, uint32_t(i), true));
   }
+  KILN_RT_TRY(d.command.timer(device_, list, span, true));
   KILN_RT_TRY(d.command.barrier(device_, list));
   KILN_RT_TRY(record_staging(d, device_, list, f.outputs, f.output_staging, false, &any));
   if (any)
@@ -297,7 +301,7 @@ Status Module::create_frame(std::unique_ptr<Frame> *out) {
     KILN_RT_TRY(create_io(d, device_, p.outputs, MemoryKind::readback, &f->outputs,
                           &f->output_staging, &f->output_host));
     CommandListDesc desc;
-    desc.timers = uint32_t(p.commands.size());
+    desc.timers = uint32_t(p.commands.size()) + 1; // one per command, one around all
     for (const Command &c : p.commands)
       if (c.kind == KILN_COMMAND_DISPATCH) {
         ++desc.dispatches;
@@ -372,9 +376,14 @@ Status Module::run(const RunArgs &args) {
     for (size_t i = 0; i < f->outputs.size(); ++i)
       if (f->output_host[i])
         std::memcpy(args.outputs[i].data, f->output_host[i], args.outputs[i].bytes);
-    if (args.command_ns) {
-      const size_t n = std::min(args.command_ns_capacity, program_->commands.size());
-      s = driver_->command.read_timers(device_, f->commands, args.command_ns, n);
+    if (s.ok() && (args.command_ns || args.span_ns)) {
+      const size_t n = program_->commands.size();
+      std::vector<uint64_t> ns(n + 1);
+      s = driver_->command.read_timers(device_, f->commands, ns.data(), n + 1);
+      if (s.ok() && args.command_ns)
+        std::copy_n(ns.begin(), std::min(args.command_ns_capacity, n), args.command_ns);
+      if (s.ok() && args.span_ns)
+        *args.span_ns = ns[n];
     }
   }
   release(f);

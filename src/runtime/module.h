@@ -25,6 +25,7 @@ struct RunArgs {
   kiln_tensor *outputs = nullptr;
   uint64_t *command_ns = nullptr; // optional profiling output
   size_t command_ns_capacity = 0;
+  uint64_t *span_ns = nullptr; // optional: first command's start to last command's end
 };
 
 struct Frame;

@@ -131,7 +131,8 @@ TEST_P(DriverConformance, SmallDispatch) {
   Io io(2.0f);
   io.poison();
   std::vector<uint64_t> ns(4, ~uint64_t(0));
-  kiln_run_options opts{ns.data(), ns.size()};
+  uint64_t span = ~uint64_t(0);
+  kiln_run_options opts{ns.data(), ns.size(), &span};
   EXPECT_OK(kiln_module_run_with_options(m, io.inputs.data(), 1, io.outputs.data(), 2, &opts));
   if (GetParam().executes) {
     io.expect_exact();
@@ -139,8 +140,14 @@ TEST_P(DriverConformance, SmallDispatch) {
     EXPECT_EQ(io.y, std::vector<float>(kN, 0.0f));
     EXPECT_EQ(io.z, std::vector<float>(kN, 0.0f));
   }
-  for (uint64_t t : ns)
+  uint64_t sum = 0;
+  for (uint64_t t : ns) {
     EXPECT_NE(t, ~uint64_t(0)) << "a command's time was not written";
+    sum += t;
+  }
+  // The commands run one after another inside the span: it holds all of their times.
+  EXPECT_NE(span, ~uint64_t(0)) << "the span was not written";
+  EXPECT_GE(span, sum);
   kiln_module_release(m);
 }
 
