@@ -226,6 +226,8 @@ kiln_status kiln_module_run(kiln_module *module, const kiln_tensor *inputs, size
 typedef struct kiln_run_options {
   /* When non-NULL, receives the device time of each command in nanoseconds (index = command
    * index, see kiln_module_command_info); at most `command_ns_capacity` entries are written.
+   * Commands that run together (the compiler found them independent: no barrier between them)
+   * share one time, reported on the first of them; the others read 0.
    * Entries are 0 when the device has no timestamps. */
   uint64_t *command_ns;
   size_t command_ns_capacity;

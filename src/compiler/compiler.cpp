@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace kiln {
@@ -159,6 +160,8 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     aliased += p.commands.size() == before && op->name() != "kiln.constant";
   }
   bind_outputs(c, g);
+  // The reference schedule keeps today's order and a barrier before every command.
+  if (o.schedule != ScheduleMode::naive) schedule_barriers(p);
   plan_memory(p);
   if (stats) {
     *stats = {};
@@ -177,6 +180,9 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     stats->workgroup_row_reductions = c.row_strategy_count(RowStrategy::workgroup_rows);
     stats->naive_windows = c.window_strategy_count(WindowStrategy::naive);
     stats->window_rows_windows = c.window_strategy_count(WindowStrategy::window_rows);
+    stats->barriers = p.waits.empty() ? std::max<int>(0, static_cast<int>(p.commands.size()) - 1)
+                                      : static_cast<int>(std::count(p.waits.begin() + 1,
+                                                                    p.waits.end(), 1));
   }
   return write_artifact(p);
 }

@@ -58,6 +58,9 @@ struct CompileStats {
   // Windows (max / average / Lp pooling, depthwise convolution) per strategy.
   int naive_windows = 0;
   int window_rows_windows = 0;
+  // Barriers between commands (a command that waits for all earlier ones); commands between
+  // two barriers run together.
+  int barriers = 0;
 };
 
 Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::TargetDesc &t,

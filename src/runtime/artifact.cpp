@@ -240,6 +240,7 @@ Status convert_commands(const fb::Model *m, Program *p) {
       KILN_RT_TRY(convert_copy(entry->command_as_Copy(), *p, m->constants(), what, &cmd));
     else
       return bad(what + " is neither a Dispatch nor a Copy");
+    cmd.waits = entry->waits();
     p->commands.push_back(std::move(cmd));
   }
   return {};

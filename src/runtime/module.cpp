@@ -243,8 +243,9 @@ Status record_staging(const DriverVtable &d, DeviceState *device, CommandState *
 
 } // namespace
 
-// The whole program: input staging copies, every command (barriers between them, a timer around
-// each, and one more timer, the last, around all of them), then output staging copies.
+// The whole program: input staging copies, every command (a barrier before each one that waits,
+// a timer around each step, and one more timer, the last, around all of them), then output
+// staging copies.
 // Recorded once per frame and submitted on every call.
 Status Module::record(Frame &f) {
   const DriverVtable &d = *driver_;
@@ -258,11 +259,17 @@ Status Module::record(Frame &f) {
   const auto &commands = program_->commands;
   const uint32_t span = uint32_t(commands.size());
   KILN_RT_TRY(d.command.timer(device_, list, span, false));
+  // A step: a command that waits and the following ones that do not; one barrier before it
+  // and one timer around it, on its first command (the others run together with it).
+  size_t step = 0;
   for (size_t i = 0; i < commands.size(); ++i) {
     const Command &c = commands[i];
-    if (i > 0)
-      KILN_RT_TRY(d.command.barrier(device_, list));
-    KILN_RT_TRY(d.command.timer(device_, list, uint32_t(i), false));
+    if (i == 0 || c.waits) {
+      step = i;
+      if (i > 0)
+        KILN_RT_TRY(d.command.barrier(device_, list));
+      KILN_RT_TRY(d.command.timer(device_, list, uint32_t(i), false));
+    }
     if (c.kind == KILN_COMMAND_COPY) {
       KILN_RT_TRY(d.command.copy(device_, list, buffer_of(f, c.src), c.src.offset,
                                  buffer_of(f, c.dst), c.dst.offset, c.src.size));
@@ -279,7 +286,8 @@ Status Module::record(Frame &f) {
       dispatch.workgroups = c.workgroups;
       KILN_RT_TRY(d.command.dispatch(device_, list, dispatch));
     }
-    KILN_RT_TRY(d.command.timer(device_, list, uint32_t(i), true));
+    if (i + 1 == commands.size() || commands[i + 1].waits)
+      KILN_RT_TRY(d.command.timer(device_, list, uint32_t(step), true));
   }
   KILN_RT_TRY(d.command.timer(device_, list, span, true));
   KILN_RT_TRY(d.command.barrier(device_, list));

@@ -76,6 +76,9 @@ struct Command {
   std::array<uint32_t, 3> workgroups{0, 0, 0};
   // Copy
   BufferRef src, dst;
+  // Waits for every earlier command; false: may run together with those since the last one
+  // that waits (artifact CommandEntry.waits).
+  bool waits = true;
 };
 
 struct Program {

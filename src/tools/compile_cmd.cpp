@@ -106,6 +106,7 @@ Status compile(const CompileArgs &a) {
              stats.constant_bytes, secs);
   if (!a.stats.empty()) {
     nlohmann::json j = {{"dispatches", stats.dispatches},      {"copies", stats.copies},
+                        {"barriers", stats.barriers},
                         {"executables", stats.executables},    {"arena_bytes", stats.arena_bytes},
                         {"constant_bytes", stats.constant_bytes}, {"compile_seconds", secs},
                         {"artifact_bytes", bytes.size()},

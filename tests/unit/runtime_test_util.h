@@ -50,6 +50,7 @@ struct Tweaks {
   uint32_t push_bytes = 4;
   bool drop_third_binding = false; // the shader still uses binding 2: a validation error
   bool seal = true;                // append the digest trailer
+  bool concurrent_copies = false;  // the last copy does not wait for the one before it
   // The executable's code: SPIR-V (the code union), a native object, or the schema-version-2
   // layout (SPIR-V words in the now deprecated Executable field 1, no code union).
   enum class Code { spirv, native, v2_layout } code = Code::spirv;
@@ -115,13 +116,13 @@ inline std::vector<uint8_t> make_artifact(const Tweaks &t = {}) {
   cmds.push_back(dispatch(ref(BufferKind::transient, 0, 0, kBytes),
                           ref(BufferKind::input, 0, 0, kBytes),
                           ref(BufferKind::transient, 0, kT2, kBytes)));
-  auto copy = [&](uint64_t src_offset, uint32_t out) {
+  auto copy = [&](uint64_t src_offset, uint32_t out, bool waits) {
     auto c = CreateCopy(b, ref(BufferKind::transient, 0, src_offset, kBytes),
                         ref(BufferKind::output, out, 0, kBytes));
-    return CreateCommandEntry(b, Command::Copy, c.Union());
+    return CreateCommandEntry(b, Command::Copy, c.Union(), waits);
   };
-  cmds.push_back(copy(kT2, 0));
-  cmds.push_back(copy(0, 1));
+  cmds.push_back(copy(kT2, 0, true));
+  cmds.push_back(copy(0, 1, !t.concurrent_copies)); // reads and writes other bytes
 
   auto req = CreateRequirements(b, false, false, false, false, false, false, false, 0, 0,
                                 t.need_cooperative_matrix, 0);

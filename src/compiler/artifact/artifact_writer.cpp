@@ -88,7 +88,8 @@ Offset<fb::Executable> executable(FlatBufferBuilder &b, const Executable &e) {
                                     e.push_constant_bytes, req, kind, code);
 }
 
-Offset<fb::CommandEntry> command(FlatBufferBuilder &b, const Program &p, const Command &c) {
+Offset<fb::CommandEntry> command(FlatBufferBuilder &b, const Program &p, const Command &c,
+                                 bool waits) {
   if (const auto *d = std::get_if<Dispatch>(&c)) {
     std::vector<Offset<fb::BufferRef>> refs;
     for (size_t j = 0; j < d->buffers.size(); ++j)
@@ -98,13 +99,13 @@ Offset<fb::CommandEntry> command(FlatBufferBuilder &b, const Program &p, const C
     if (!push.empty()) std::memcpy(push.data(), d->push_constants.data(), push.size());
     std::vector<uint32_t> groups(d->workgroups, d->workgroups + 3);
     auto disp = fb::CreateDispatchDirect(b, d->executable, &refs, &push, &groups);
-    return fb::CreateCommandEntry(b, fb::Command::Dispatch, disp.Union());
+    return fb::CreateCommandEntry(b, fb::Command::Dispatch, disp.Union(), waits);
   }
   const auto &cp = std::get<Copy>(c);
   auto src = buffer_ref(b, p.buffers[static_cast<size_t>(cp.src)]);
   auto dst = buffer_ref(b, p.buffers[static_cast<size_t>(cp.dst)]);
   auto copy = fb::CreateCopy(b, src, dst);
-  return fb::CreateCommandEntry(b, fb::Command::Copy, copy.Union());
+  return fb::CreateCommandEntry(b, fb::Command::Copy, copy.Union(), waits);
 }
 
 } // namespace
@@ -133,7 +134,8 @@ std::vector<uint8_t> write_artifact(const Program &p) {
   std::vector<Offset<fb::Executable>> exes;
   for (const Executable &e : p.executables) exes.push_back(executable(b, e));
   std::vector<Offset<fb::CommandEntry>> cmds;
-  for (const Command &c : p.commands) cmds.push_back(command(b, p, c));
+  for (size_t i = 0; i < p.commands.size(); ++i)
+    cmds.push_back(command(b, p, p.commands[i], p.waits.empty() || p.waits[i]));
   auto model = fb::CreateModelDirect(b, kSchemaVersion, kProducer, p.target.c_str(), &ins, &outs,
                                      &const_offs, &blob, &exes, &cmds, p.arena_bytes);
   fb::FinishModelBuffer(b, model);

@@ -53,6 +53,7 @@ struct Executable {
   target::Payload code;  // SPIR-V words or a native object, as the backend serialised it
   uint32_t workgroup_size[3] = {1, 1, 1};
   uint32_t num_bindings = 0;
+  std::vector<bool> binding_writes; // per binding: the kernel may write it (not read-only)
   uint32_t push_constant_bytes = 0;
   kir::Requirements requirements;
 };
@@ -69,14 +70,23 @@ struct Program {
   std::vector<Buffer> buffers;
   std::vector<Executable> executables;
   std::vector<Command> commands;
+  // Per command: 1 when it waits for every earlier command (a barrier before it), 0 when it may
+  // run together with the commands since the last barrier. Empty: every command waits.
+  std::vector<uint8_t> waits;
   uint64_t arena_bytes = 0;
 };
 
 inline constexpr uint64_t kAlign = 64;
 inline uint64_t align_up(uint64_t v, uint64_t a = kAlign) { return (v + a - 1) / a * a; }
 
-// Places every transient buffer in the arena: liveness over the command list, then greedy
-// first-fit by offset (largest buffers first), 64-byte aligned. Sets Program::arena_bytes.
+// Orders the commands by dependency level and sets Program::waits so that only the first
+// command of each level waits; commands of one level write no bytes another of them reads or
+// writes (barriers.cpp). Runs before plan_memory, on buffers not yet placed.
+void schedule_barriers(Program &p);
+
+// Places every transient buffer in the arena: liveness over the steps between barriers (every
+// command when Program::waits is empty), then greedy first-fit by offset (largest buffers
+// first), 64-byte aligned. Sets Program::arena_bytes.
 void plan_memory(Program &p);
 
 // Serialises `p` as a FlatBuffers artifact (identifier KLN1, schema version 3).

@@ -137,6 +137,7 @@ Result<uint32_t> LowerCtx::executable_for(const Op &op, Kernel k) {
   e.code = std::move(*code);
   std::copy(k.workgroup_size, k.workgroup_size + 3, e.workgroup_size);
   e.num_bindings = static_cast<uint32_t>(k.buffers.size());
+  for (const auto &b : k.buffers) e.binding_writes.push_back(!b.readonly);
   e.push_constant_bytes = 4 * k.push_constant_count;
   e.requirements = req;
   const auto exe = static_cast<uint32_t>(prog_->executables.size());

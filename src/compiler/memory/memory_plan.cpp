@@ -9,18 +9,22 @@ namespace kiln::compiler {
 namespace {
 
 struct Interval {
-  int first = -1, last = -1; // command indices (inclusive) where the buffer is bound
+  int first = -1, last = -1; // steps (inclusive) where the buffer is bound
 };
 
+// Steps are the runs of commands between barriers (Program::waits); commands of one step run
+// together, so a buffer bound by any of them is live for the whole step.
 std::vector<Interval> liveness(const Program &p) {
   std::vector<Interval> live(p.buffers.size());
-  auto touch = [&](int b, int cmd) {
+  auto touch = [&](int b, int step) {
     Interval &iv = live[static_cast<size_t>(b)];
-    if (iv.first < 0) iv.first = cmd;
-    iv.last = cmd;
+    if (iv.first < 0) iv.first = step;
+    iv.last = step;
   };
+  int step = -1;
   for (size_t c = 0; c < p.commands.size(); ++c) {
-    const int ci = static_cast<int>(c);
+    if (p.waits.empty() || c == 0 || p.waits[c]) ++step;
+    const int ci = step;
     if (const auto *d = std::get_if<Dispatch>(&p.commands[c])) {
       for (int b : d->buffers) touch(b, ci);
     } else {
