@@ -177,6 +177,8 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     stats->workgroup_row_reductions = c.row_strategy_count(RowStrategy::workgroup_rows);
     stats->naive_windows = c.window_strategy_count(WindowStrategy::naive);
     stats->window_rows_windows = c.window_strategy_count(WindowStrategy::window_rows);
+    stats->naive_parallel = c.parallel_strategy_count(ParallelStrategy::naive);
+    stats->blocked_parallel = c.parallel_strategy_count(ParallelStrategy::blocked);
   }
   return write_artifact(p);
 }

@@ -154,6 +154,11 @@ public:
   int window_strategy_count(WindowStrategy s) const {
     return window_count_[static_cast<size_t>(s)];
   }
+  // Counts the strategy each parallel kernel (dispatch_flat) used.
+  void count_parallel_strategy(ParallelStrategy s) { ++parallel_count_[static_cast<size_t>(s)]; }
+  int parallel_strategy_count(ParallelStrategy s) const {
+    return parallel_count_[static_cast<size_t>(s)];
+  }
 
 private:
   // The executable of `k`: an existing one for a structurally equal kernel, else a new one.
@@ -173,6 +178,7 @@ private:
   int split_k_count_ = 0;
   std::array<int, 2> row_count_{};
   std::array<int, 2> window_count_{};
+  std::array<int, 2> parallel_count_{};
   FusionPlan fusion_;
 };
 
@@ -221,9 +227,9 @@ private:
   int next_var_ = 0;
 };
 
-// Sets `k`'s body to `body(i)` for every i in [0, count) (i is the i32 variable `index_name`;
-// one invocation each, the grid split into y above 65535 workgroups) and dispatches it binding
-// `buffers`. `body` may still bind buffers (add to `k` and `buffers`): both are taken (moved
+// Sets `k`'s body to `body(i)` for every i in [0, count) (i is the i32 variable `index_name`)
+// and dispatches it binding `buffers`: a parallel definition (definitions/parallel.h) run by
+// the schedule the table picks for it. `body` may still bind buffers (add to `k` and `buffers`): both are taken (moved
 // from) only after it ran. No dispatch when count is 0; counts beyond the 32-bit index range
 // are an error.
 Status dispatch_flat(LowerCtx &c, const Op &op, kir::Kernel &k, std::vector<int> &buffers,

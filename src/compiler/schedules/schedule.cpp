@@ -398,4 +398,77 @@ WindowSchedule pick_window(const kir::TargetDesc &t, ScheduleMode mode, const Wi
   return table;
 }
 
+// ---- parallel kernels ---------------------------------------------------------------------------
+
+const char *to_string(ParallelStrategy s) {
+  switch (s) {
+  case ParallelStrategy::naive: return "naive";
+  case ParallelStrategy::blocked: return "blocked";
+  }
+  return "?";
+}
+
+namespace {
+
+// One row of the parallel table: applies to a target whose subgroup size is `subgroup` (0: any)
+// and to kernels of at least `min_count` elements; the first row that applies wins, none means
+// naive. A row may choose naive: a measured "blocking does not pay here".
+struct ParallelRow {
+  const char *name;
+  uint32_t subgroup;
+  int64_t min_count;
+  ParallelStrategy strategy;
+  uint32_t elements;
+};
+
+// PENDING: measured on lavapipe (bench/RESULTS.md).
+constexpr std::array<ParallelRow, 1> kParallelTable{{
+    {"lavapipe", 8, 0, ParallelStrategy::naive, 1},
+}};
+
+// Why the shape rules out blocking (empty: it does not).
+std::string parallel_rule(const ParallelShape &s) {
+  if (s.loops) return "the per-element body loops";
+  if (s.count < 2) return fmt::format("{} element(s)", s.count);
+  return {};
+}
+
+} // namespace
+
+bool parse_parallel_override(std::string_view spec, ParallelSchedule *out) {
+  ParallelSchedule r;
+  r.reason = fmt::format("--parallel {}", spec);
+  if (override_head(spec, &r.everywhere)) {
+    *out = r;
+    return true;
+  }
+  if (spec != "blocked:2" && spec != "blocked:4" && spec != "blocked:8") return false;
+  r.strategy = ParallelStrategy::blocked;
+  r.elements = static_cast<uint32_t>(spec.back() - '0');
+  *out = r;
+  return true;
+}
+
+ParallelSchedule pick_parallel(const kir::TargetDesc &t, ScheduleMode mode, const ParallelShape &s,
+                               const ParallelSchedule *override) {
+  ParallelSchedule out;
+  if (mode == ScheduleMode::naive) {
+    out.reason = "--schedule naive";
+    return out;
+  }
+  out.reason = parallel_rule(s);
+  if (!out.reason.empty()) return out;
+  ParallelSchedule table;
+  table.reason = fmt::format("no table row for {} elements on {}", s.count, t.name);
+  for (const ParallelRow &r : kParallelTable) {
+    if ((r.subgroup != 0 && t.subgroup_size != r.subgroup) || s.count < r.min_count) continue;
+    table = {r.strategy, r.elements, r.name, false};
+    break;
+  }
+  if (override && !override->reason.empty() &&
+      (override->everywhere || table.strategy != ParallelStrategy::naive))
+    return *override;
+  return table;
+}
+
 } // namespace kiln::compiler
