@@ -86,30 +86,44 @@ TEST(Parallel, GridSplitIntoY) {
 }
 
 // Must not fire, even forced: a kernel whose per-element body loops (a reduction with one
-// invocation per output: blocking would multiply its loop count) and a single element.
+// invocation per output: blocking would multiply its loop count), a single element, and the
+// window_rows kernel of a pool (its own definition's layout: not a parallel kernel at all).
 TEST(Parallel, MustNotFire) {
   TestModule t;
   Value *x = t.param(DType::f32, {3, 40, 5}, "x");
   Value *s = t.param(DType::f32, {1}, "s");
+  Value *p = t.param(DType::f32, {1, 4, 12, 12}, "p");
   t.g->results = {t.op("kiln.reduce", {x, t.b.i64s({1})}, {{"kind", std::string("sum")}}),
-                  t.op("kiln.neg", {s})};
+                  t.op("kiln.neg", {s}),
+                  t.op("kiln.max_pool", {p}, {{"kernel_shape", I{3, 3}}})};
   CompileStats st;
   test::expect_matches_reference(t.m, {}, 1e-5, 1e-5, test::lavapipe(), forced("blocked:8!"),
                                  &st);
   EXPECT_EQ(st.blocked_parallel, 0);
   EXPECT_EQ(st.naive_parallel, 2);
+  EXPECT_EQ(st.window_rows_windows, 1);
 }
 
 TEST(ParallelTable, PicksByTargetAndShape) {
   const kir::TargetDesc *lp = kir::find_target("vulkan-lavapipe");
   const kir::TargetDesc *nv = kir::find_target("vulkan-nvidia");
-  ASSERT_TRUE(lp && nv);
+  const kir::TargetDesc *portable = kir::find_target("vulkan");
+  ASSERT_TRUE(lp && nv && portable);
   auto pick = [](const kir::TargetDesc &t, ScheduleMode m, int64_t count, bool loops,
                  const compiler::ParallelSchedule *o = nullptr) {
     return compiler::pick_parallel(t, m, {count, loops}, o);
   };
-  // PENDING: lavapipe row after the measurement.
+  // Lavapipe (measured, bench/RESULTS.md): blocked with E = 4 from 32,768 elements.
+  EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 1 << 20, false).strategy,
+            ParallelStrategy::blocked);
+  EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 32768, false).elements, 4u);
+  EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 32767, false).strategy, ParallelStrategy::naive);
+  EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 1 << 20, true).strategy, ParallelStrategy::naive);
+  EXPECT_EQ(pick(*lp, ScheduleMode::naive, 1 << 20, false).strategy, ParallelStrategy::naive);
+  // No NVIDIA or portable row (unmeasured there).
   EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 1 << 20, false).strategy,
+            ParallelStrategy::naive);
+  EXPECT_EQ(pick(*portable, ScheduleMode::automatic, 1 << 20, false).strategy,
             ParallelStrategy::naive);
   compiler::ParallelSchedule o;
   ASSERT_TRUE(compiler::parse_parallel_override("blocked:8!", &o));

@@ -14,6 +14,16 @@ using namespace kir;
 
 ParallelShape ParallelDef::shape() const { return {count, loop_iterations(body) != 0}; }
 
+Result<ParallelDef> parallel_def(const Op &op, int64_t count, const std::string &index_name,
+                                 const std::function<Result<Stmt>(Expr)> &body) {
+  if (count > std::numeric_limits<int32_t>::max())
+    return Status::error(fmt::format("{}: {} elements exceed the 32-bit index range of kernels",
+                                     op.describe(), count));
+  ParallelDef d{count, var(index_name, ScalarType::i32), {}};
+  KILN_ASSIGN(d.body, body(d.index));
+  return d;
+}
+
 ParallelSchedule schedule_parallel(LowerCtx &c, const ParallelDef &d) {
   ParallelSchedule out =
       pick_parallel(c.target(), c.options().schedule, d.shape(), &c.options().parallel_override);

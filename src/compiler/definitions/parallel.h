@@ -10,6 +10,8 @@
 #include "compiler/schedules/schedule.h"
 #include "kir/kir.h"
 
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace kiln {
@@ -27,6 +29,11 @@ struct ParallelDef {
 
   ParallelShape shape() const;
 };
+
+// The definition of `count` (1 or more) elements with body(i) each, i the i32 variable
+// `index_name`; counts beyond the 32-bit index range are an error naming `op`.
+Result<ParallelDef> parallel_def(const Op &op, int64_t count, const std::string &index_name,
+                                 const std::function<Result<kir::Stmt>(kir::Expr)> &body);
 
 // The schedule for `d` on the lowering's target and mode (CompileOptions::parallel_override
 // included). Counts the choice for CompileStats.

@@ -261,6 +261,13 @@ Status GridKernel::finish(int64_t count, const std::function<Result<Stmt>(Expr)>
   return dispatch_flat(c_, op_, k_, bufs_, count, fresh("i"), body);
 }
 
+Status GridKernel::finish_per_element(int64_t count,
+                                      const std::function<Result<Stmt>(Expr)> &body) {
+  if (count == 0) return Status::ok();
+  KILN_ASSIGN(ParallelDef d, parallel_def(op_, count, fresh("i"), body));
+  return emit_parallel(c_, op_, std::move(k_), std::move(bufs_), d, ParallelSchedule{});
+}
+
 Status GridKernel::finish_grid(std::array<uint32_t, 3> wg, std::array<uint32_t, 3> groups,
                                Stmt body) {
   std::copy(wg.begin(), wg.end(), k_.workgroup_size);
@@ -272,11 +279,7 @@ Status dispatch_flat(LowerCtx &c, const Op &op, Kernel &k, std::vector<int> &buf
                      int64_t count, const std::string &index_name,
                      const std::function<Result<Stmt>(Expr)> &body) {
   if (count == 0) return Status::ok();
-  if (count > std::numeric_limits<int32_t>::max())
-    return Status::error(fmt::format("{}: {} elements exceed the 32-bit index range of kernels",
-                                     op.describe(), count));
-  ParallelDef d{count, var(index_name, ScalarType::i32), {}};
-  KILN_ASSIGN(d.body, body(d.index));
+  KILN_ASSIGN(ParallelDef d, parallel_def(op, count, index_name, body));
   const ParallelSchedule s = schedule_parallel(c, d);
   return emit_parallel(c, op, std::move(k), std::move(buffers), d, s);
 }

@@ -182,8 +182,9 @@ private:
   FusionPlan fusion_;
 };
 
-// A kernel with one invocation per element of a flat index space [0, count): bind operands
-// and results, then finish() with a body built from the flat index (an i32 Expr).
+// A kernel over a flat index space [0, count) (one invocation per element, or several where the
+// parallel table says so): bind operands and results, then finish() with a body built from the
+// flat index (an i32 Expr).
 class GridKernel {
 public:
   GridKernel(LowerCtx &c, const Op &op, std::string name);
@@ -205,8 +206,13 @@ public:
   LowerCtx &ctx() { return c_; }
   const Op &op() const { return op_; }
 
-  // Emits the kernel over `count` invocations (no dispatch when count is 0).
+  // Emits the kernel over `count` elements (no dispatch when count is 0): a parallel definition
+  // run by the schedule the parallel table picks for it (dispatch_flat).
   Status finish(int64_t count, const std::function<Result<kir::Stmt>(kir::Expr)> &body);
+  // As finish, but always one invocation per element and not counted as a parallel kernel: for
+  // the kernel of another definition's strategy, whose own schedule laid it out (window_rows).
+  Status finish_per_element(int64_t count,
+                            const std::function<Result<kir::Stmt>(kir::Expr)> &body);
   // Emits the kernel with workgroups of `wg` invocations over a grid of `groups` workgroups;
   // `body` reads the builtins itself (a schedule's own layout).
   Status finish_grid(std::array<uint32_t, 3> wg, std::array<uint32_t, 3> groups, kir::Stmt body);
