@@ -7,8 +7,9 @@
 # llvmpipe's threads) and the device ms of the kernels the table blocks (the sum of their
 # per-command medians from --profile, matched by name without the `_blockedE` suffix). Printed:
 # the median over rounds.
-#   bench/parallel/models.sh [ITERS] [ROUNDS]   (repository root, after the build; needs
-#   /usr/bin/python3 with onnx to turn the tests' .pb tensors into .npy)
+#   [MODELS="densenet121 shufflenet"] bench/parallel/models.sh [ITERS] [ROUNDS]   (repository
+#   root, after the build; needs /usr/bin/python3 with onnx to turn the tests' .pb tensors into
+#   .npy)
 set -euo pipefail
 iters=${1:-5} rounds=${2:-3}
 kiln=${KILN:-build/bin/kiln}
@@ -42,7 +43,7 @@ sum_blocked() { # the device ms of the commands named in $1 (one name a line)
 }
 echo "| model | blocked kernels | naive!: CPU ms, those kernels ms | table: CPU ms, those kernels ms | naive / table (kernels) | golden |"
 echo "|---|---|---|---|---|---|"
-for m in densenet121 shufflenet; do
+for m in ${MODELS:-densenet121 shufflenet}; do
   mapfile -t args < <(io_args "$zoo/test_$m" "$tmp" | tr ' ' '\n')
   "$kiln" compile "$zoo/test_$m/model.onnx" -o "$tmp/naive.kiln" --target vulkan-lavapipe \
     --parallel 'naive!' > /dev/null
