@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 root=$(pwd)
 (cd "$tmp" && python3 "$root/bench/parallel/gen.py" "$size")
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/../lib.sh"
 schedules=(naive blocked:2 blocked:4 blocked:8)
 for m in add transpose concat gather; do
   args=()
@@ -38,6 +38,6 @@ for m in add transpose concat gather; do
   base=$(median < "$tmp/naive.dev")
   for s in "${schedules[@]}"; do
     dev=$(median < "$tmp/$s.dev") cpu=$(median < "$tmp/$s.cpu")
-    echo "| $s | $dev | $cpu | $(awk -v a="$base" -v b="$dev" 'BEGIN { printf "%.2fx", a / b }') |"
+    echo "| $s | $dev | $cpu | $(ratio "$base" "$dev") |"
   done
 done

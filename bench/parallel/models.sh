@@ -17,7 +17,7 @@ bench=${KILN_BENCH:-build/bin/kiln_bench}
 zoo=${ZOO:-../shared/onnx-tests/light}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/../lib.sh"
 # NAME=FILE arguments for the test's input and expected output, written as .npy.
 io_args() {
   /usr/bin/python3 - "$1" "$2" <<'PY'
@@ -65,6 +65,6 @@ for m in ${MODELS:-densenet121 shufflenet}; do
   done
   nc=$(median < "$tmp/naive.cpu") nk=$(median < "$tmp/naive.k")
   ac=$(median < "$tmp/auto.cpu") ak=$(median < "$tmp/auto.k")
-  ratio=$(awk -v a="$nk" -v b="$ak" 'BEGIN { printf "%.2fx", a / b }')
+  ratio=$(ratio "$nk" "$ak")
   echo "| $m | $blocked | $nc, $nk | $ac, $ak | $ratio | ${ok[naive]}/${ok[auto]} OK |"
 done
