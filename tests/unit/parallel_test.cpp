@@ -130,11 +130,16 @@ TEST(ParallelTable, PicksByTargetAndShape) {
   EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 1000, false, &o).strategy,
             ParallelStrategy::blocked);
   EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 1000, false, &o).elements, 8u);
-  // Rules before the table and the override: --schedule naive, bodies with loops, one element.
+  // Rules before the table and the override: --schedule naive, bodies with loops, one element,
+  // over half the i32 range.
   EXPECT_EQ(pick(*nv, ScheduleMode::naive, 1000, false, &o).strategy, ParallelStrategy::naive);
   EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 1000, true, &o).strategy,
             ParallelStrategy::naive);
   EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 1, false, &o).strategy, ParallelStrategy::naive);
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, int64_t(1) << 30, false, &o).strategy,
+            ParallelStrategy::naive);
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, (int64_t(1) << 30) - 1, false, &o).strategy,
+            ParallelStrategy::blocked);
   // Without `!` an override only replaces the table's non-naive choices.
   ASSERT_TRUE(compiler::parse_parallel_override("blocked:2", &o));
   EXPECT_FALSE(o.everywhere);

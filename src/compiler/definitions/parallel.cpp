@@ -25,14 +25,8 @@ Result<ParallelDef> parallel_def(const Op &op, int64_t count, const std::string 
 }
 
 ParallelSchedule schedule_parallel(LowerCtx &c, const ParallelDef &d) {
-  ParallelSchedule out =
+  const ParallelSchedule out =
       pick_parallel(c.target(), c.options().schedule, d.shape(), &c.options().parallel_override);
-  // A blocked grid covers up to E workgroups' worth of indices past the last element, each of
-  // which must still be an i32.
-  const int64_t span = int64_t(c.workgroup_size()) * out.elements;
-  if (out.strategy != ParallelStrategy::naive &&
-      d.count > std::numeric_limits<int32_t>::max() - span)
-    out = {ParallelStrategy::naive, 1, "more invocations than the 32-bit index range", false};
   c.count_parallel_strategy(out.strategy);
   return out;
 }

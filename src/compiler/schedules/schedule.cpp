@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace kiln::compiler {
@@ -429,10 +430,14 @@ constexpr std::array<ParallelRow, 1> kParallelTable{{
     {"lavapipe", 8, 32768, 4},
 }};
 
-// Why the shape rules out blocking (empty: it does not).
+// Why the shape rules out blocking (empty: it does not). A blocked grid runs past the last
+// element by up to a workgroup's E * invocations per grid row (rounding, the split into y), and
+// those indices must still be i32: kernels over half the i32 range stay naive.
 std::string parallel_rule(const ParallelShape &s) {
   if (s.loops) return "the per-element body loops";
   if (s.count < 2) return fmt::format("{} element(s)", s.count);
+  if (s.count > std::numeric_limits<int32_t>::max() / 2)
+    return fmt::format("{} elements: more than half the 32-bit index range", s.count);
   return {};
 }
 

@@ -198,8 +198,8 @@ struct ParallelSchedule {
 bool parse_parallel_override(std::string_view spec, ParallelSchedule *out);
 
 // The table's choice for a parallel kernel (rules first: naive mode, bodies with loops, which
-// blocking would multiply; kernels of fewer than two elements); `override` (empty reason:
-// none) wins over the table where the rules allow it.
+// blocking would multiply; kernels of fewer than two elements or over half the i32 range);
+// `override` (empty reason: none) wins over the table where the rules allow it.
 ParallelSchedule pick_parallel(const kir::TargetDesc &t, ScheduleMode mode, const ParallelShape &s,
                                const ParallelSchedule *override = nullptr);
 
