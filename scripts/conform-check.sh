@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs one conformance folder against its expected-pass list (used by ctest).
-#   conform-check.sh KILN DEVICE SUITE LIST
+#   conform-check.sh KILN DEVICE SUITE LIST [KILN_CONFORM_OPTION...]
+# Options after LIST go to kiln conform (e.g. a forced strategy: --parallel 'blocked:4!').
 # SUITE is node (the ONNX node tests: ../shared's copy, or one generated from python3-onnx),
 # bundled (the repo's models/), stablehlo (the repo's tests/stablehlo/programs/), or a folder
 # under ../shared (onnx-tests/light, onnx-tests/zoo, models). A missing folder is a
 # visible skip (exit 77), never a silent pass.
 set -uo pipefail
 kiln=$1 device=$2 suite=$3 list=$4
+shift 4
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$suite" = node ]; then
   dir=$("$root/scripts/onnx-node-suite.sh") || exit 1
@@ -34,5 +36,5 @@ tol=()
 case "$suite" in
   onnx-tests/light|onnx-tests/zoo) tol=(--atol 1e-4) ;;
 esac
-echo "kiln conform $dir --device $device ${tol[*]} --expect $list"
-"$kiln" conform "$dir" --device "$device" "${tol[@]}" --expect "$list"
+echo "kiln conform $dir --device $device ${tol[*]} $* --expect $list"
+"$kiln" conform "$dir" --device "$device" "${tol[@]}" "$@" --expect "$list"

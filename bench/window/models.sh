@@ -14,7 +14,7 @@ bench=${KILN_BENCH:-build/bin/kiln_bench}
 models=${MODELS:-../shared/models}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/../lib.sh"
 # The window kernels: pools (naive or _wrowsR), depthwise convolutions (naive: plain `conv`,
 # which on lavapipe every other convolution of these models is not: they run registers tiles).
 win_re='^(conv|max_pool|avg_pool|lp_pool|conv_depthwise)(_wrows[0-9]+g?)?$'
@@ -50,6 +50,6 @@ for m in squeezenet1_1 mobilenet_v2; do
   done
   wc=$(median < "$tmp/wnaive.cpu") ww=$(median < "$tmp/wnaive.win")
   ac=$(median < "$tmp/auto.cpu") aw=$(median < "$tmp/auto.win")
-  ratio=$(awk -v a="$ww" -v b="$aw" 'BEGIN { printf "%.2fx", a / b }')
+  ratio=$(ratio "$ww" "$aw")
   echo "| $m | $naive_cpu | $wc, $ww | $ac, $aw | $ratio | ${ok[naive]}/${ok[wnaive]}/${ok[auto]} OK |"
 done

@@ -183,6 +183,8 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     stats->barriers = p.waits.empty() ? std::max<int>(0, static_cast<int>(p.commands.size()) - 1)
                                       : static_cast<int>(std::count(p.waits.begin() + 1,
                                                                     p.waits.end(), 1));
+    stats->naive_parallel = c.parallel_strategy_count(ParallelStrategy::naive);
+    stats->blocked_parallel = c.parallel_strategy_count(ParallelStrategy::blocked);
   }
   return write_artifact(p);
 }

@@ -30,6 +30,10 @@ struct CompileOptions {
   // A window schedule (pooling, depthwise convolution) forced where the table picks a non-naive
   // one, or everywhere the rules allow it (`kiln compile --window`); an empty reason means none.
   compiler::WindowSchedule window_override;
+  // A parallel schedule (elementwise, broadcast, gather, copies) forced where the table picks a
+  // non-naive one, or everywhere the rules allow it (`kiln compile --parallel`); an empty
+  // reason means none.
+  compiler::ParallelSchedule parallel_override;
   // Print each kernel (kernel-IR text, to stderr) after this stage: "lower" (as lowered),
   // "split-bindings", a kernel-IR pass name (kir/kir_pass.h) or "all"; empty: none.
   std::string print_kir_after;
@@ -61,6 +65,10 @@ struct CompileStats {
   // Barriers between commands (a command that waits for all earlier ones); commands between
   // two barriers run together.
   int barriers = 0;
+  // Parallel kernels (one or E elements per invocation: elementwise, broadcast, gather, copies
+  // and every other kernel over a flat index space) per strategy.
+  int naive_parallel = 0;
+  int blocked_parallel = 0;
 };
 
 Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::TargetDesc &t,

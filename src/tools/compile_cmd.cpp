@@ -30,6 +30,7 @@ struct CompileArgs {
   std::string contraction;
   std::string row_reduction;
   std::string window;
+  std::string parallel;
   std::string print_kir_after;
 };
 
@@ -94,6 +95,11 @@ Status compile(const CompileArgs &a) {
     return Status::error(fmt::format("--window '{}': expected naive or "
                                      "window_rows:R[:guarded] (R from 1 to 16)",
                                      a.window));
+  if (!a.parallel.empty() &&
+      !compiler::parse_parallel_override(a.parallel, &opts.parallel_override))
+    return Status::error(fmt::format("--parallel '{}': expected naive or blocked:E (E = 2, 4 "
+                                     "or 8)",
+                                     a.parallel));
   KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, opts, &stats));
   std::ofstream f(a.out, std::ios::binary);
   if (!f) return Status::error(fmt::format("{}: cannot write", a.out));
@@ -119,6 +125,8 @@ Status compile(const CompileArgs &a) {
                                             {"workgroup_rows", stats.workgroup_row_reductions}}},
                         {"windows", {{"naive", stats.naive_windows},
                                      {"window_rows", stats.window_rows_windows}}},
+                        {"parallel", {{"naive", stats.naive_parallel},
+                                      {"blocked", stats.blocked_parallel}}},
                         {"naive_transient_bytes", naive_transient_bytes(module->main()->body)}};
     std::ofstream(a.stats) << j.dump(1) << "\n";
   }
@@ -161,6 +169,7 @@ struct ValidateArgs {
   double rtol = 1e-4, atol = 1e-5;
   compiler::RowReductionSchedule row_reduction;
   compiler::WindowSchedule window;
+  compiler::ParallelSchedule parallel;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
 };
 
@@ -206,6 +215,7 @@ Status validate(const ValidateArgs &a) {
   opts.schedule = a.schedule;
   opts.row_reduction_override = a.row_reduction;
   opts.window_override = a.window;
+  opts.parallel_override = a.parallel;
   runner->set_compile_options(opts);
   KILN_ASSIGN(auto got, runner->run(*module, inputs));
   bool ok = true;
@@ -248,6 +258,10 @@ void add_compile_commands(CLI::App &app) {
                   "force a window schedule (pooling, depthwise convolution) for tuning: naive or "
                   "window_rows:R[:guarded]; a trailing ! applies it where the table picks naive "
                   "too");
+  cmd->add_option("--parallel", c->parallel,
+                  "force a parallel schedule (elementwise, broadcast, gather, copies) for "
+                  "tuning: naive or blocked:E (E = 2, 4, 8); a trailing ! applies it where the "
+                  "table picks naive too");
   std::string names;
   for (const auto &n : default_pipeline()) names += (names.empty() ? "" : ", ") + n;
   cmd->add_flag("--print-ir-after-all", c->print_ir_after_all,
@@ -273,6 +287,7 @@ void add_compile_commands(CLI::App &app) {
   add_schedule_option(val, &v->schedule);
   add_row_reduction_option(val, &v->row_reduction);
   add_window_option(val, &v->window);
+  add_parallel_option(val, &v->parallel);
   val->add_option("--input", v->inputs, "NAME=FILE.npy (others get seeded random data)");
   val->add_option("--rtol", v->rtol, "relative tolerance");
   val->add_option("--atol", v->atol, "absolute tolerance");

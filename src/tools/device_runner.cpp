@@ -86,6 +86,19 @@ void add_window_option(CLI::App *cmd, compiler::WindowSchedule *out) {
       "window_rows:R[:guarded]; a trailing ! applies it where the table picks naive too");
 }
 
+void add_parallel_option(CLI::App *cmd, compiler::ParallelSchedule *out) {
+  cmd->add_option_function<std::string>(
+      "--parallel",
+      [out](const std::string &s) {
+        if (!compiler::parse_parallel_override(s, out))
+          throw CLI::ValidationError("--parallel",
+                                     "expected naive or blocked:E (E = 2, 4, 8)[!], got '" + s +
+                                         "'");
+      },
+      "force a parallel schedule (elementwise, broadcast, gather, copies): naive or blocked:E; "
+      "a trailing ! applies it where the table picks naive too");
+}
+
 Result<std::unique_ptr<DeviceRunner>> DeviceRunner::open(const std::string &uri) {
   auto r = std::unique_ptr<DeviceRunner>(new DeviceRunner());
   if (uri == "cpu-ref") return r;

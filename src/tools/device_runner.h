@@ -61,6 +61,9 @@ void add_row_reduction_option(CLI::App *cmd, compiler::RowReductionSchedule *out
 // Adds `--window naive|window_rows:R[:guarded][!]` (pooling, depthwise convolution), parsed
 // into `out`.
 void add_window_option(CLI::App *cmd, compiler::WindowSchedule *out);
+// Adds `--parallel naive|blocked:E[!]` (elementwise, broadcast, gather, copies), parsed into
+// `out`.
+void add_parallel_option(CLI::App *cmd, compiler::ParallelSchedule *out);
 
 // The compile options of kiln's commands: defaults, plus check_kir_round_trip when the
 // environment has KILN_CHECK_KIR_ROUND_TRIP=1.

@@ -88,6 +88,7 @@ struct RunArgs {
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   compiler::RowReductionSchedule row_reduction;
   compiler::WindowSchedule window;
+  compiler::ParallelSchedule parallel;
 };
 
 Status parse_binding(const std::string &s, std::string &name, std::string &file) {
@@ -105,6 +106,7 @@ Status run(const RunArgs &a) {
   opts.schedule = a.schedule;
   opts.row_reduction_override = a.row_reduction;
   opts.window_override = a.window;
+  opts.parallel_override = a.parallel;
   runner->set_compile_options(opts);
   std::map<std::string, Tensor> given;
   for (const auto &s : a.inputs) {
@@ -215,6 +217,7 @@ void add_run_command(CLI::App &app) {
   add_schedule_option(cmd, &a->schedule);
   add_row_reduction_option(cmd, &a->row_reduction);
   add_window_option(cmd, &a->window);
+  add_parallel_option(cmd, &a->parallel);
   cmd->add_option("--input", a->inputs, "NAME=FILE.npy (or .pb), one per model input");
   cmd->add_option("--output-dir", a->output_dir, "folder for one NAME.npy per output");
   cmd->add_option("--golden", a->golden, "NAME=FILE.npy: compare output NAME with golden data");

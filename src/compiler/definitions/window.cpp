@@ -281,7 +281,7 @@ Status emit_window(GridKernel &g, const WindowDef &d, const WindowSchedule &s) {
   for (int64_t dd = 0; dd < l; ++dd) grid.push_back(w.out[dd]);
   grid.push_back(b.nblk);
   g.kernel().name += fmt::format("_wrows{}{}", b.R, s.hoist ? "" : "g");
-  return g.finish(shape_numel(grid), [&](Expr i) {
+  return g.finish_per_element(shape_numel(grid), [&](Expr i) {
     return let_all(g, "c", unflatten(i, grid),
                    [&](std::vector<Expr> cs) { return block_stmt(g, b, s, cs); });
   });

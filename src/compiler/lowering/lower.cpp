@@ -1,6 +1,7 @@
 // LowerCtx, GridKernel and index helpers shared by the op lowerings.
 #include "compiler/lowering/lower.h"
 
+#include "compiler/definitions/parallel.h"
 #include "compiler/lowering/kir_stages.h"
 
 #include "ir/builder.h"
@@ -261,6 +262,13 @@ Status GridKernel::finish(int64_t count, const std::function<Result<Stmt>(Expr)>
   return dispatch_flat(c_, op_, k_, bufs_, count, fresh("i"), body);
 }
 
+Status GridKernel::finish_per_element(int64_t count,
+                                      const std::function<Result<Stmt>(Expr)> &body) {
+  if (count == 0) return Status::ok();
+  KILN_ASSIGN(ParallelDef d, parallel_def(op_, count, fresh("i"), body));
+  return emit_parallel(c_, op_, std::move(k_), std::move(bufs_), d, ParallelSchedule{});
+}
+
 Status GridKernel::finish_grid(std::array<uint32_t, 3> wg, std::array<uint32_t, 3> groups,
                                Stmt body) {
   std::copy(wg.begin(), wg.end(), k_.workgroup_size);
@@ -269,26 +277,12 @@ Status GridKernel::finish_grid(std::array<uint32_t, 3> wg, std::array<uint32_t, 
 }
 
 Status dispatch_flat(LowerCtx &c, const Op &op, Kernel &k, std::vector<int> &buffers,
-                     int64_t count,
-                     const std::string &index_name,
+                     int64_t count, const std::string &index_name,
                      const std::function<Result<Stmt>(Expr)> &body) {
   if (count == 0) return Status::ok();
-  if (count > std::numeric_limits<int32_t>::max())
-    return Status::error(fmt::format("{}: {} elements exceed the 32-bit index range of kernels",
-                                     op.describe(), count));
-  const uint32_t wg = c.workgroup_size();
-  const uint64_t groups = (static_cast<uint64_t>(count) + wg - 1) / wg;
-  const uint64_t gy = (groups + 65534) / 65535;
-  const uint64_t gx = (groups + gy - 1) / gy;
-  k.workgroup_size[0] = wg;
-  k.workgroup_size[1] = k.workgroup_size[2] = 1;
-  Expr gid = global_id(0);
-  if (gy > 1) gid = gid + global_id(1) * imm_u32(static_cast<uint32_t>(gx * wg));
-  Expr i = var(index_name, ScalarType::i32);
-  KILN_ASSIGN(Stmt s, body(i));
-  k.body = let(i, cast(ScalarType::i32, gid), if_then(i < count, s));
-  return c.dispatch(op, std::move(k), std::move(buffers),
-                    {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), 1});
+  KILN_ASSIGN(ParallelDef d, parallel_def(op, count, index_name, body));
+  const ParallelSchedule s = schedule_parallel(c, d);
+  return emit_parallel(c, op, std::move(k), std::move(buffers), d, s);
 }
 
 // ---- index helpers -----------------------------------------------------------------------------

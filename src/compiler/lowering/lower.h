@@ -154,6 +154,11 @@ public:
   int window_strategy_count(WindowStrategy s) const {
     return window_count_[static_cast<size_t>(s)];
   }
+  // Counts the strategy each parallel kernel (dispatch_flat) used.
+  void count_parallel_strategy(ParallelStrategy s) { ++parallel_count_[static_cast<size_t>(s)]; }
+  int parallel_strategy_count(ParallelStrategy s) const {
+    return parallel_count_[static_cast<size_t>(s)];
+  }
 
 private:
   // The executable of `k`: an existing one for a structurally equal kernel, else a new one.
@@ -173,11 +178,13 @@ private:
   int split_k_count_ = 0;
   std::array<int, 2> row_count_{};
   std::array<int, 2> window_count_{};
+  std::array<int, 2> parallel_count_{};
   FusionPlan fusion_;
 };
 
-// A kernel with one invocation per element of a flat index space [0, count): bind operands
-// and results, then finish() with a body built from the flat index (an i32 Expr).
+// A kernel over a flat index space [0, count) (one invocation per element, or several where the
+// parallel table says so): bind operands and results, then finish() with a body built from the
+// flat index (an i32 Expr).
 class GridKernel {
 public:
   GridKernel(LowerCtx &c, const Op &op, std::string name);
@@ -199,8 +206,13 @@ public:
   LowerCtx &ctx() { return c_; }
   const Op &op() const { return op_; }
 
-  // Emits the kernel over `count` invocations (no dispatch when count is 0).
+  // Emits the kernel over `count` elements (no dispatch when count is 0): a parallel definition
+  // run by the schedule the parallel table picks for it (dispatch_flat).
   Status finish(int64_t count, const std::function<Result<kir::Stmt>(kir::Expr)> &body);
+  // As finish, but always one invocation per element and not counted as a parallel kernel: for
+  // the kernel of another definition's strategy, whose own schedule laid it out (window_rows).
+  Status finish_per_element(int64_t count,
+                            const std::function<Result<kir::Stmt>(kir::Expr)> &body);
   // Emits the kernel with workgroups of `wg` invocations over a grid of `groups` workgroups;
   // `body` reads the builtins itself (a schedule's own layout).
   Status finish_grid(std::array<uint32_t, 3> wg, std::array<uint32_t, 3> groups, kir::Stmt body);
@@ -221,9 +233,9 @@ private:
   int next_var_ = 0;
 };
 
-// Sets `k`'s body to `body(i)` for every i in [0, count) (i is the i32 variable `index_name`;
-// one invocation each, the grid split into y above 65535 workgroups) and dispatches it binding
-// `buffers`. `body` may still bind buffers (add to `k` and `buffers`): both are taken (moved
+// Sets `k`'s body to `body(i)` for every i in [0, count) (i is the i32 variable `index_name`)
+// and dispatches it binding `buffers`: a parallel definition (definitions/parallel.h) run by
+// the schedule the table picks for it. `body` may still bind buffers (add to `k` and `buffers`): both are taken (moved
 // from) only after it ran. No dispatch when count is 0; counts beyond the 32-bit index range
 // are an error.
 Status dispatch_flat(LowerCtx &c, const Op &op, kir::Kernel &k, std::vector<int> &buffers,

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace kiln::compiler {
@@ -402,6 +403,86 @@ WindowSchedule pick_window(const kir::TargetDesc &t, ScheduleMode mode, const Wi
   }
   if (override && !override->reason.empty() &&
       (override->everywhere || table.strategy != WindowStrategy::naive))
+    return *override;
+  return table;
+}
+
+// ---- parallel kernels ---------------------------------------------------------------------------
+
+const char *to_string(ParallelStrategy s) {
+  switch (s) {
+  case ParallelStrategy::naive: return "naive";
+  case ParallelStrategy::blocked: return "blocked";
+  }
+  return "?";
+}
+
+namespace {
+
+// One row of the parallel table: blocked with E = `elements` for a target whose subgroup size is
+// `subgroup` (0: any) and kernels of at least `min_count` elements; the first row that applies
+// wins, none means naive.
+struct ParallelRow {
+  const char *name;
+  uint32_t subgroup;
+  int64_t min_count;
+  uint32_t elements;
+};
+
+// Lavapipe (subgroup 8), measured in bench/RESULTS.md (bench/parallel): a broadcast add, a
+// transpose, a concat and a gather ran 1.2-1.3x faster with E = 4 than naive from about 56k
+// elements (E = 8 no better), 1.1-1.3x at 37k; below about 20k blocking was as often slower
+// as faster (fewer invocations to spread over llvmpipe's threads), so smaller kernels have no
+// row. NVIDIA and the portable target have no row: unmeasured there, so naive.
+constexpr std::array<ParallelRow, 1> kParallelTable{{
+    {"lavapipe", 8, 32768, 4},
+}};
+
+// Why the shape rules out blocking (empty: it does not). A blocked grid runs past the last
+// element by up to a workgroup's E * invocations per grid row (rounding, the split into y), and
+// those indices must still be i32: kernels over half the i32 range stay naive.
+std::string parallel_rule(const ParallelShape &s) {
+  if (s.loops) return "the per-element body loops";
+  if (s.count < 2) return fmt::format("{} element(s)", s.count);
+  if (s.count > std::numeric_limits<int32_t>::max() / 2)
+    return fmt::format("{} elements: more than half the 32-bit index range", s.count);
+  return {};
+}
+
+} // namespace
+
+bool parse_parallel_override(std::string_view spec, ParallelSchedule *out) {
+  ParallelSchedule r;
+  r.reason = fmt::format("--parallel {}", spec);
+  if (override_head(spec, &r.everywhere)) {
+    *out = r;
+    return true;
+  }
+  if (spec != "blocked:2" && spec != "blocked:4" && spec != "blocked:8") return false;
+  r.strategy = ParallelStrategy::blocked;
+  r.elements = static_cast<uint32_t>(spec.back() - '0');
+  *out = r;
+  return true;
+}
+
+ParallelSchedule pick_parallel(const kir::TargetDesc &t, ScheduleMode mode, const ParallelShape &s,
+                               const ParallelSchedule *override) {
+  ParallelSchedule out;
+  if (mode == ScheduleMode::naive) {
+    out.reason = "--schedule naive";
+    return out;
+  }
+  out.reason = parallel_rule(s);
+  if (!out.reason.empty()) return out;
+  ParallelSchedule table;
+  table.reason = fmt::format("no table row for {} elements on {}", s.count, t.name);
+  for (const ParallelRow &r : kParallelTable) {
+    if ((r.subgroup != 0 && t.subgroup_size != r.subgroup) || s.count < r.min_count) continue;
+    table = {ParallelStrategy::blocked, r.elements, r.name, false};
+    break;
+  }
+  if (override && !override->reason.empty() &&
+      (override->everywhere || table.strategy != ParallelStrategy::naive))
     return *override;
   return table;
 }

@@ -167,3 +167,40 @@ WindowSchedule pick_window(const kir::TargetDesc &t, ScheduleMode mode, const Wi
                            const WindowSchedule *override = nullptr);
 
 } // namespace kiln::compiler
+
+namespace kiln::compiler {
+
+// ---- parallel kernels (compiler/definitions/parallel.h) -------------------------------------
+
+enum class ParallelStrategy {
+  naive,   // one invocation per element (the kernels as they were before the definition)
+  blocked, // each invocation handles E elements, strided by the workgroup size (coalesced)
+};
+const char *to_string(ParallelStrategy s);
+
+// A parallel kernel: `count` independent elements; `loops` when its per-element body has a loop
+// (a reduction or search run per element: not an elementwise body).
+struct ParallelShape {
+  int64_t count = 0;
+  bool loops = false;
+};
+
+struct ParallelSchedule {
+  ParallelStrategy strategy = ParallelStrategy::naive;
+  uint32_t elements = 1;   // E: elements per invocation (blocked)
+  std::string reason;      // the table row (or rule) that decided it
+  bool everywhere = false; // an override that also replaces the table's naive choices
+};
+
+// `naive`, or `blocked:E` (E = 2, 4 or 8); a trailing `!` applies it to every parallel kernel
+// the rules allow, not only where the table picks a non-naive strategy. False on a malformed
+// spec.
+bool parse_parallel_override(std::string_view spec, ParallelSchedule *out);
+
+// The table's choice for a parallel kernel (rules first: naive mode, bodies with loops, which
+// blocking would multiply; kernels of fewer than two elements or over half the i32 range);
+// `override` (empty reason: none) wins over the table where the rules allow it.
+ParallelSchedule pick_parallel(const kir::TargetDesc &t, ScheduleMode mode, const ParallelShape &s,
+                               const ParallelSchedule *override = nullptr);
+
+} // namespace kiln::compiler
