@@ -161,7 +161,7 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
   }
   bind_outputs(c, g);
   // The reference schedule keeps today's order and a barrier before every command.
-  if (o.schedule != ScheduleMode::naive) schedule_barriers(p);
+  if (o.concurrent_commands && o.schedule != ScheduleMode::naive) schedule_barriers(p);
   plan_memory(p);
   if (stats) {
     *stats = {};

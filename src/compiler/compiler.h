@@ -30,6 +30,10 @@ struct CompileOptions {
   // A window schedule (pooling, depthwise convolution) forced where the table picks a non-naive
   // one, or everywhere the rules allow it (`kiln compile --window`); an empty reason means none.
   compiler::WindowSchedule window_override;
+  // Order commands by dependency and put barriers only before commands that depend on an
+  // earlier one (compiler/memory/barriers.cpp); off (`kiln compile --barriers every`) or with
+  // --schedule naive, a barrier before every command in lowering order.
+  bool concurrent_commands = true;
   // A parallel schedule (elementwise, broadcast, gather, copies) forced where the table picks a
   // non-naive one, or everywhere the rules allow it (`kiln compile --parallel`); an empty
   // reason means none.

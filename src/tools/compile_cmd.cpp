@@ -31,6 +31,7 @@ struct CompileArgs {
   std::string row_reduction;
   std::string window;
   std::string parallel;
+  std::string barriers = "needed";
   std::string print_kir_after;
 };
 
@@ -80,6 +81,7 @@ Status compile(const CompileArgs &a) {
   CompileStats stats;
   CompileOptions opts = cli_compile_options();
   opts.schedule = a.schedule;
+  opts.concurrent_commands = a.barriers == "needed";
   opts.print_kir_after = a.print_kir_after;
   if (!a.contraction.empty() &&
       !compiler::parse_contraction_override(a.contraction, &opts.contraction_override))
@@ -258,6 +260,11 @@ void add_compile_commands(CLI::App &app) {
                   "force a window schedule (pooling, depthwise convolution) for tuning: naive or "
                   "window_rows:R[:guarded]; a trailing ! applies it where the table picks naive "
                   "too");
+  cmd->add_option("--barriers", c->barriers,
+                  "needed (default): independent commands run together, a barrier only before "
+                  "one that depends on an earlier one; every: a barrier before every command "
+                  "(as --schedule naive)")
+      ->check(CLI::IsMember({"needed", "every"}));
   cmd->add_option("--parallel", c->parallel,
                   "force a parallel schedule (elementwise, broadcast, gather, copies) for "
                   "tuning: naive or blocked:E (E = 2, 4, 8); a trailing ! applies it where the "
