@@ -219,10 +219,22 @@ TEST(ContractionTable, FillsTheDeviceWithSmallerTilesOrSplitK) {
   auto pick = [](const kir::TargetDesc &t, int64_t batch, int64_t M, int64_t N, int64_t K) {
     return compiler::pick_contraction(t, ScheduleMode::automatic, {batch, M, N, K});
   };
-  // 128x128 tiles give 48 workgroups for 132 SMs: split-K in 6 slices fills the device.
+  // 128x128 tiles give 48 workgroups for 132 SMs, and the row wants two per SM: at least 6
+  // slices. 6 (288 workgroups) leaves 24 for a third round on some SMs (3 x 16 steps); 8 slices
+  // (384) cost the busiest SM 3 x 12 steps: the least wave-quantisation cost (H200: 0.054 ms
+  // vs 0.064 with 6, bench/RESULTS.md 2026-12-04).
   const ContractionSchedule bert_qkv = pick(*nv, 1, 1024, 768, 768);
   EXPECT_EQ(bert_qkv.tile.tm, 128);
-  EXPECT_EQ(bert_qkv.split_k, 6);
+  EXPECT_EQ(bert_qkv.split_k, 8);
+  EXPECT_EQ(bert_qkv.min_groups, 2 * static_cast<int64_t>(nv->compute_units));
+  // bert-base's FFN2 (K = 3072): 11 slices, 4 x 35 steps on the busiest SM (0.152 ms measured;
+  // 6 slices: 3 x 64, 0.204 ms).
+  EXPECT_EQ(pick(*nv, 1, 1024, 768, 3072).split_k, 11);
+  // The bounds: without a minimum grid the cost alone picks for QKV; a maximum the grid
+  // cannot exceed keeps it under (48 workgroups fit 90, two slices would not).
+  const compiler::TileConfig large{128, 128, 8, 8, 8, 4, 2};
+  EXPECT_GT(compiler::pick_split_k(*nv, {1, 1024, 768, 768}, large), 1);
+  EXPECT_EQ(compiler::pick_split_k(*nv, {1, 1024, 768, 768}, large, 0, 90), 1);
   // bert-base's FFN1 (1024 x 3072 x 768): 192 tiles of 128x128, more than one per SM but less
   // than the two each keeps resident, so 128x64 tiles (384 workgroups) and no split.
   const ContractionSchedule ffn1 = pick(*nv, 1, 1024, 3072, 768);

@@ -433,7 +433,8 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
       if (t.shared_bytes() <= c.target().shared_memory_bytes) {
         const bool table_split = s.split_k > 1 && s.reason.rfind("--contraction", 0) != 0;
         s.tile = t;
-        if (table_split) s.split_k = pick_split_k(c.target(), d.shape(), t);
+        if (table_split)
+          s.split_k = pick_split_k(c.target(), d.shape(), t, s.min_groups, s.max_groups);
       }
     }
   }

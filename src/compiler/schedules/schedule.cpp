@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -84,6 +85,17 @@ constexpr std::array<ContractionRow, 8> kContractionTable{{
     {"portable-small", 0, 8192, 64, 16, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4}},
 }};
 
+// The grid bounds a row asks for (workgroups, split-K slices included; 0: none).
+int64_t min_groups_of(const ContractionRow &r, const kir::TargetDesc &t) {
+  return static_cast<int64_t>(r.wave) * t.compute_units;
+}
+int64_t max_groups_of(const ContractionRow &r, const kir::TargetDesc &t) {
+  return static_cast<int64_t>(r.max_wave) * t.compute_units;
+}
+int split_of(const ContractionRow &r, const kir::TargetDesc &t, const ContractionShape &s) {
+  return pick_split_k(t, s, r.tile, min_groups_of(r, t), max_groups_of(r, t));
+}
+
 bool applies(const ContractionRow &r, const kir::TargetDesc &t, const ContractionShape &s) {
   if (r.subgroup != 0 && t.subgroup_size != r.subgroup) return false;
   if (t.shared_memory_bytes < r.min_shared || t.max_workgroup_invocations < r.min_invocations)
@@ -92,7 +104,7 @@ bool applies(const ContractionRow &r, const kir::TargetDesc &t, const Contractio
   if (static_cast<uint32_t>(r.tile.invocations()) > t.max_workgroup_invocations) return false;
   if (s.M < r.min_m || s.N < r.min_n || s.K < r.min_k) return false;
   if (r.wave == 0 || t.compute_units == 0) return true;
-  const int64_t groups = tile_groups(s, r.tile) * pick_split_k(t, s, r.tile);
+  const int64_t groups = tile_groups(s, r.tile) * split_of(r, t, s);
   if (r.max_wave > 0 && groups > static_cast<int64_t>(r.max_wave) * t.compute_units) return false;
   return groups >= static_cast<int64_t>(r.wave) * t.compute_units;
 }
@@ -104,7 +116,9 @@ ContractionSchedule from_table(const kir::TargetDesc &t, const ContractionShape 
     out.strategy = r.strategy;
     out.tile = r.tile;
     out.reason = r.name;
-    if (r.strategy == Strategy::tiled) out.split_k = pick_split_k(t, s, r.tile);
+    out.min_groups = min_groups_of(r, t);
+    out.max_groups = max_groups_of(r, t);
+    if (r.strategy == Strategy::tiled) out.split_k = split_of(r, t, s);
     return out;
   }
   out.reason = fmt::format("no table row for M={} N={} K={} on {}", s.M, s.N, s.K, t.name);
@@ -117,14 +131,40 @@ int64_t tile_groups(const ContractionShape &s, const TileConfig &t) {
   return ((s.M + t.tm - 1) / t.tm) * ((s.N + t.tn - 1) / t.tn) * s.batch;
 }
 
-int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const TileConfig &tile) {
+int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const TileConfig &tile,
+                 int64_t min_groups, int64_t max_groups) {
   const int64_t groups = tile_groups(s, tile), units = t.compute_units;
   if (units == 0 || groups >= units || tile.tk <= 0) return 1;
   const int64_t steps = (s.K + tile.tk - 1) / tile.tk;
-  int64_t split = std::min<int64_t>({(2 * units + groups - 1) / groups, steps / 4, 64});
-  if (split < 2) return 1;
-  const int64_t per = (steps + split - 1) / split; // tk steps per slice; no empty slice
-  return static_cast<int>((steps + per - 1) / per);
+  const int64_t most = std::min<int64_t>(steps / 4, 64);
+  // Costs in tk steps of one workgroup. Fitted on the H200 (bench/RESULTS.md, 2026-12-04:
+  // 1024 x 768 x 768 and 1024 x 768 x 3072 at 1 to 16 slices and three tiles): the time follows
+  // the busiest SM's workgroups times their steps once it holds two or more 256-invocation
+  // workgroups; a lone workgroup runs ~1.2x (128 invocations ~1.35x) slower per step, so an
+  // SM costs as if it held at least sqrt(256 / invocations) of them. A slice costs the sum
+  // kernel about M * N / 8 multiply-adds (one tk step is tm * tn * tk), the extra kernel and
+  // its barrier about four steps.
+  const double occupancy = std::max(1.0, std::sqrt(256.0 / tile.invocations()));
+  const double slice = static_cast<double>(s.M * s.N * s.batch) /
+                       (8.0 * tile.tm * tile.tn * tile.tk);
+  auto cost = [&](int64_t slices, int64_t per) {
+    const int64_t busiest = (groups * slices + units - 1) / units;
+    const double work = static_cast<double>(per) * std::max<double>(busiest, occupancy);
+    return slices == 1 ? work : work + 4.0 + slice * static_cast<double>(slices);
+  };
+  int64_t best = 1;
+  double best_cost = cost(1, steps);
+  bool best_in = min_groups <= groups && (max_groups == 0 || groups <= max_groups);
+  for (int64_t split = 2; split <= most; ++split) {
+    const int64_t per = (steps + split - 1) / split; // tk steps per slice
+    const int64_t slices = (steps + per - 1) / per;   // no empty slice
+    if (slices != split) continue;
+    const bool in = groups * slices >= min_groups &&
+                    (max_groups == 0 || groups * slices <= max_groups);
+    const double c = cost(slices, per);
+    if ((in && !best_in) || (in == best_in && c < best_cost)) best = slices, best_cost = c, best_in = in;
+  }
+  return static_cast<int>(best);
 }
 
 namespace {

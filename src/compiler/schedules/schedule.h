@@ -55,6 +55,10 @@ struct ContractionSchedule {
   int split_k = 1;
   std::string reason; // the table row (or rule) that decided it, for --stats and tests
   bool everywhere = false; // an override that also replaces the table's naive choices
+  // The grid (workgroups, split-K slices included) the table row asks for: split-K picks its
+  // slices within [min_groups, max_groups] where it can (0: no bound), also when a lowering
+  // resizes the tile afterwards.
+  int64_t min_groups = 0, max_groups = 0;
 };
 
 // A contraction of `batch` independent [M x K] x [K x N] products.
@@ -74,10 +78,15 @@ bool parse_contraction_override(std::string_view spec, ContractionSchedule *out)
 // Workgroups the tile grid of `t` has over `s` (batch entries included).
 int64_t tile_groups(const ContractionShape &s, const TileConfig &t);
 
-// Split-K for a tiled schedule whose grid leaves the target's compute units idle: the number
-// of slices (1: none) so that the grid covers about two waves, with at least four tk steps
-// per slice. Targets without a compute-unit count never split.
-int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const TileConfig &tile);
+// Split-K for a tiled schedule whose grid leaves some of the target's compute units idle: the
+// number of slices (1: none) that minimises a wave-quantisation cost, the busiest unit's tk
+// steps (its workgroups, the grid spread evenly, times each one's steps; a unit with fewer
+// workgroups than it needs to hide latency costs as if it had that many) plus the partial
+// sums' traffic and the extra kernel. Each slice keeps at least four tk steps, at most 64
+// slices; where it can, the grid stays within [min_groups, max_groups] (0: no bound). Targets
+// without a compute-unit count never split, nor does a grid that already covers every unit.
+int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const TileConfig &tile,
+                 int64_t min_groups = 0, int64_t max_groups = 0);
 
 ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode,
                                      const ContractionShape &s,
