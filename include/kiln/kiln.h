@@ -228,7 +228,9 @@ typedef struct kiln_run_options {
    * index, see kiln_module_command_info); at most `command_ns_capacity` entries are written.
    * Commands that run together (the compiler found them independent: no barrier between them)
    * share one time, reported on the first of them; the others read 0.
-   * Entries are 0 when the device has no timestamps. */
+   * Entries are 0 when the device has no timestamps. A call without command_ns runs a
+   * recording without these per-command timestamps (each one can add a wait on some GPUs); a
+   * frame is recorded again when a call asks for the other kind. */
   uint64_t *command_ns;
   size_t command_ns_capacity;
   /* When non-NULL, receives the device time from the start of the first command to the end of

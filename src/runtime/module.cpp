@@ -13,6 +13,10 @@ struct Frame {
   std::vector<BufferState *> input_staging, output_staging; // null where the above are mapped
   std::vector<void *> input_host, output_host; // where a call writes inputs / reads outputs
   CommandState *commands = nullptr;
+  // How the commands are recorded: 1 with a timer around each step, 0 without, -1 not usable
+  // (a recording failed). A call that asks for the other kind records the frame again
+  // (timestamps can cost a wait each, so plain calls run without them).
+  int step_timers = 1;
 };
 
 namespace {
@@ -268,7 +272,8 @@ Status Module::record(Frame &f) {
       step = i;
       if (i > 0)
         KILN_RT_TRY(d.command.barrier(device_, list));
-      KILN_RT_TRY(d.command.timer(device_, list, uint32_t(i), false));
+      if (f.step_timers == 1)
+        KILN_RT_TRY(d.command.timer(device_, list, uint32_t(i), false));
     }
     if (c.kind == KILN_COMMAND_COPY) {
       KILN_RT_TRY(d.command.copy(device_, list, buffer_of(f, c.src), c.src.offset,
@@ -286,7 +291,7 @@ Status Module::record(Frame &f) {
       dispatch.workgroups = c.workgroups;
       KILN_RT_TRY(d.command.dispatch(device_, list, dispatch));
     }
-    if (i + 1 == commands.size() || commands[i + 1].waits)
+    if (f.step_timers == 1 && (i + 1 == commands.size() || commands[i + 1].waits))
       KILN_RT_TRY(d.command.timer(device_, list, uint32_t(step), true));
   }
   KILN_RT_TRY(d.command.timer(device_, list, span, true));
@@ -376,6 +381,15 @@ void Module::release(Frame *f) {
 Status Module::run(const RunArgs &args) {
   Frame *f = nullptr;
   KILN_RT_TRY(acquire(&f));
+  if (const int want = args.command_ns != nullptr; f->step_timers != want) {
+    f->step_timers = want;
+    if (Status r = record(*f); !r.ok()) {
+      (void)driver_->command.end(device_, f->commands); // closes a half-recorded list
+      f->step_timers = -1;                              // the next call records it again
+      release(f);
+      return r;
+    }
+  }
   for (size_t i = 0; i < f->inputs.size(); ++i)
     if (f->input_host[i])
       std::memcpy(f->input_host[i], args.inputs[i].data, args.inputs[i].bytes);

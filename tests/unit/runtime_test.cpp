@@ -461,6 +461,32 @@ TEST_F(Vulkan, EndToEndExact) {
   kiln_module_release(m);
 }
 
+// Calls with and without per-command times alternate (each switch records the frame again):
+// outputs stay exact, the span is written either way, and command times only when asked.
+TEST_F(Vulkan, CommandTimesOnlyWhenAsked) {
+  kiln_device_info info;
+  EXPECT_OK(kiln_device_info_get(device_, &info));
+  kiln_module *m = load(device_, make_artifact());
+  ASSERT_NE(m, nullptr);
+  for (int rep = 0; rep < 4; ++rep) {
+    const bool times = rep % 2 == 1;
+    Io io(float(rep + 1));
+    io.poison();
+    std::vector<uint64_t> ns(kiln_module_command_count(m), ~uint64_t(0));
+    uint64_t span = ~uint64_t(0);
+    kiln_run_options opts{times ? ns.data() : nullptr, times ? ns.size() : 0, &span};
+    EXPECT_OK(kiln_module_run_with_options(m, io.inputs.data(), 1, io.outputs.data(), 2, &opts));
+    io.expect_exact();
+    EXPECT_NE(span, ~uint64_t(0)) << "call " << rep;
+    if (info.timestamps) {
+      EXPECT_GT(span, 0u) << "call " << rep;
+    }
+    for (uint64_t t : ns)
+      EXPECT_EQ(t == ~uint64_t(0), !times) << "call " << rep; // written only when asked
+  }
+  kiln_module_release(m);
+}
+
 // The module keeps nothing of the caller's bytes: they are overwritten right after the load
 // (from a misaligned address), and constants loaded from a mapped file are exact too.
 TEST_F(Vulkan, LoadKeepsNoPointerIntoTheArtifact) {
