@@ -81,11 +81,12 @@ for k in *.kiln; do
   echo "rc=${PIPESTATUS[0]}"
   host=$(sed -n 's/.*host \([0-9.]*\) ms, device.*/\1/p' "$a.kiln.txt")
   devms=$(sed -n 's/.*device \([0-9.]*\) ms, span.*/\1/p' "$a.kiln.txt")
-  span=$(sed -n 's/.*span \([0-9.]*\) ms$/\1/p' "$a.kiln.txt")
+  span=$(sed -n 's/^commands:.*span \([0-9.]*\) ms$/\1/p' "$a.kiln.txt")
+  tspan=$(sed -n 's/^timed calls.*span \([0-9.]*\) ms$/\1/p' "$a.kiln.txt")
   err=$(grep -o 'max abs err [^ ]* .*' "$a.kiln.txt" | sed 's/max abs err \([^ ]*\) .*: \(.*\)/\1 \2/' | head -1)
   ymax=$(sed -n 's/.*max|y|=\([^ ]*\).*/\1/p' "$m.torch.txt" | head -1)
   clk=$(sed -n 's/^clock: median \([0-9]*\).*/\1/p' "$a.kiln.txt"); tclk=$(sed -n 's/^clock: median \([0-9]*\).*/\1/p' "$m.torch.txt")
-  printf '%s\t%s\t%s\t%s\t%s\t%s (max|y| %s)\t%s / %s\n' "$a" "${devms:-?}" "${span:-?}" "${host:-?}" "$(cat "$m.torch.ms")" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s (max|y| %s)\t%s / %s\n' "$a" "${devms:-?}" "${span:-?}" "${tspan:-?}" "${host:-?}" "$(cat "$m.torch.ms")" \
     "${err:-?}" "${ymax:-?}" "${clk:-?}" "${tclk:-?}" >> table.tsv
 done
 [ "$backend" = torch ] && echo "== cuBLAS via torch.matmul, 4096^3, median of 50 after 10 (TF32 off)" &&
@@ -104,10 +105,12 @@ for dt in (torch.float32, torch.float16):
 PY
 # device: kiln's commands' own times summed; span: first command's start to the last one's end
 # (the barriers and gaps between commands included, as PyTorch's wall time includes its launch
-# gaps); host: kiln's whole call (input upload, output read-back, submit and wait included).
+# gaps) in plain calls; timed span: the same in the calls that also wrote per-command
+# timestamps (the device column's calls); host: kiln's whole plain call (input upload, output
+# read-back, submit and wait included).
 echo "== summary (ms; ratios = torch eager / kiln; err = kiln vs torch max abs err, check)"
-printf '| workload | kiln device ms | kiln span ms | kiln host ms | torch fp32 eager ms | torch / kiln device | torch / kiln span | max abs err vs torch | SM MHz kiln / torch |\n|---|---|---|---|---|---|---|---|---|\n'
+printf '| workload | kiln device ms | kiln span ms | kiln timed span ms | kiln host ms | torch fp32 eager ms | torch / kiln device | torch / kiln span | max abs err vs torch | SM MHz kiln / torch |\n|---|---|---|---|---|---|---|---|---|---|\n'
 ratio() { $py -c "print(f'{float(\"$1\") / float(\"$2\"):.2f}x')" 2>/dev/null || echo "?"; }
-while IFS=$'\t' read -r a d s h t e c; do
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$a" "$d" "$s" "$h" "$t" "$(ratio "$t" "$d")" "$(ratio "$t" "$s")" "$e" "$c"
+while IFS=$'\t' read -r a d s ts h t e c; do
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$a" "$d" "$s" "$ts" "$h" "$t" "$(ratio "$t" "$d")" "$(ratio "$t" "$s")" "$e" "$c"
 done < table.tsv
