@@ -1,5 +1,6 @@
 // Elementwise ops (unary, binary with broadcasting, where, cast): one invocation per output
 // element; operand indices come from constant-stride index math.
+#include "compiler/lowering/float_math.h"
 #include "compiler/lowering/lower.h"
 
 #include <fmt/format.h>
@@ -19,21 +20,10 @@ Expr k(const Expr &like, double v) { return make_const(like.type(), v); }
 Expr fn(Intrinsic f, const Expr &x) { return call(f, {x}); }
 Expr exp_(const Expr &x) { return fn(Intrinsic::exp, x); }
 Expr abs_(const Expr &x) { return fn(Intrinsic::abs, x); }
-// tanh with full relative precision near 0 (drivers may evaluate GLSL tanh through exp, which
-// cancels for small arguments): an odd Taylor polynomial below 0.01.
-Expr tanh_(const Expr &y) {
-  Expr y2 = y * y;
-  Expr poly = y * (k(y, 1) - y2 * (k(y, 1.0 / 3) - y2 * k(y, 2.0 / 15)));
-  return select(abs_(y) < k(y, 0.01), poly, call(Intrinsic::tanh, {y}));
-}
+Expr tanh_(const Expr &y) { return tanh_expr(y); }
 Expr clamp01(const Expr &x) { return min(max(x, k(x, 0)), k(x, 1)); }
-Expr sigmoid(const Expr &x) { return k(x, 1) / (k(x, 1) + exp_(-x)); }
-// log(1 + u) accurate for small u (Goldberg's trick: the rounding error of 1 + u cancels).
-Expr log1p_(const Expr &u) {
-  Expr w = k(u, 1) + u;
-  return select(w == k(u, 1), u, fn(Intrinsic::log, w) * u / (w - k(u, 1)));
-}
-Expr softplus(const Expr &x) { return log1p_(exp_(-abs_(x))) + max(x, k(x, 0)); }
+Expr sigmoid(const Expr &x) { return sigmoid_expr(x); }
+Expr softplus(const Expr &x) { return softplus_expr(x); }
 
 struct UnaryDef {
   const char *name;

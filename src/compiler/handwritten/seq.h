@@ -3,6 +3,7 @@
 // one-workgroup-per-item kernels with shared memory.
 #pragma once
 
+#include "compiler/lowering/float_math.h"
 #include "compiler/lowering/lower.h"
 
 #include <functional>
@@ -48,10 +49,6 @@ kir::Stmt loop(SeqKernel &g, int64_t n, const std::function<kir::Stmt(kir::Expr)
 kir::Stmt loop(SeqKernel &g, const kir::Expr &n, const std::function<kir::Stmt(kir::Expr)> &body);
 // Accumulation type of a float element type (f16 -> f32).
 kir::ScalarType acc_type(kir::ScalarType t);
-// tanh accurate near 0, sigmoid and log(1 + exp(x)) in the type of x.
-kir::Expr tanh_expr(const kir::Expr &x);
-kir::Expr sigmoid_expr(const kir::Expr &x);
-kir::Expr softplus_expr(const kir::Expr &x);
 // A float constant of the type of `like`.
 kir::Expr fconst(const kir::Expr &like, double v);
 // The shape of an operand, or nullptr when it is absent.

@@ -77,25 +77,6 @@ ScalarType acc_type(ScalarType t) { return t == ScalarType::f16 ? ScalarType::f3
 
 Expr fconst(const Expr &like, double v) { return make_const(like.type(), v); }
 
-Expr tanh_expr(const Expr &x) {
-  // Odd Taylor polynomial below 0.01 (drivers may evaluate tanh through exp, which cancels).
-  Expr x2 = x * x;
-  Expr poly = x * (fconst(x, 1) - x2 * (fconst(x, 1.0 / 3) - x2 * fconst(x, 2.0 / 15)));
-  return select(call(Intrinsic::abs, {x}) < fconst(x, 0.01), poly, call(Intrinsic::tanh, {x}));
-}
-
-Expr sigmoid_expr(const Expr &x) {
-  return fconst(x, 1) / (fconst(x, 1) + call(Intrinsic::exp, {-x}));
-}
-
-Expr softplus_expr(const Expr &x) {
-  // log1p(exp(-|x|)) + max(x, 0), with log1p accurate for small arguments.
-  Expr u = call(Intrinsic::exp, {-call(Intrinsic::abs, {x})});
-  Expr w = fconst(x, 1) + u;
-  Expr l1p = select(w == fconst(x, 1), u, call(Intrinsic::log, {w}) * u / (w - fconst(x, 1)));
-  return l1p + max(x, fconst(x, 0));
-}
-
 const Value *operand_or_null(const Op &op, size_t i) {
   return i < op.operands.size() ? op.operands[i] : nullptr;
 }

@@ -164,8 +164,12 @@ uint32_t Emitter::expr_node(const kir::Binary *n) {
   case kir::BinOp::add: return op(f ? spv::OpFAdd : spv::OpIAdd, t, {a, b});
   case kir::BinOp::sub: return op(f ? spv::OpFSub : spv::OpISub, t, {a, b});
   case kir::BinOp::mul: return op(f ? spv::OpFMul : spv::OpIMul, t, {a, b});
-  case kir::BinOp::div: return op(f ? spv::OpFDiv : s ? spv::OpSDiv : spv::OpUDiv, t, {a, b});
-  case kir::BinOp::mod: return op(f ? spv::OpFRem : s ? spv::OpSRem : spv::OpUMod, t, {a, b});
+  case kir::BinOp::div:
+    if (s && !t.is_matrix()) return signed_div_rem(t, a, b, true);
+    return op(f ? spv::OpFDiv : spv::OpUDiv, t, {a, b});
+  case kir::BinOp::mod:
+    if (s && !t.is_matrix()) return signed_div_rem(t, a, b, false);
+    return op(f ? spv::OpFRem : spv::OpUMod, t, {a, b});
   case kir::BinOp::min:
     return glsl(t, f ? GLSLstd450FMin : s ? GLSLstd450SMin : GLSLstd450UMin, {a, b});
   case kir::BinOp::max:
@@ -182,6 +186,29 @@ uint32_t Emitter::expr_node(const kir::Binary *n) {
     return op(s ? spv::OpShiftRightArithmetic : spv::OpShiftRightLogical, t, {a, b});
   }
   return 0;
+}
+
+// Signed division and remainder with C's semantics (quotient truncated toward zero, remainder
+// with the dividend's sign) from unsigned operations on the magnitudes. Vulkan leaves OpSRem
+// and OpSMod undefined for negative operands (NVIDIA's driver returns other values than
+// lavapipe) and does not pin OpSDiv's rounding, so neither is emitted. INT_MIN's magnitude is
+// its own bit pattern read as unsigned, which the unsigned operations handle.
+uint32_t Emitter::signed_div_rem(const ValueType &t, uint32_t a, uint32_t b, bool quotient) {
+  return per_lane(t, {a, b}, {t.elem, t.elem}, [&](const Words &v) {
+    const ScalarType st = t.elem, ut = int_type(bits(st), false), cond = ScalarType::boolean;
+    const uint32_t zero = int_constant(st, 0);
+    auto magnitude = [&](uint32_t x, uint32_t negative) {
+      uint32_t m = op(spv::OpSelect, st, {negative, op(spv::OpSNegate, st, {x}), x});
+      return op(spv::OpBitcast, ut, {m});
+    };
+    const uint32_t na = op(spv::OpSLessThan, cond, {v[0], zero});
+    const uint32_t nb = op(spv::OpSLessThan, cond, {v[1], zero});
+    const uint32_t r = op(quotient ? spv::OpUDiv : spv::OpUMod, ut,
+                          {magnitude(v[0], na), magnitude(v[1], nb)});
+    const uint32_t rs = op(spv::OpBitcast, st, {r});
+    const uint32_t negate = quotient ? op(spv::OpLogicalNotEqual, cond, {na, nb}) : na;
+    return op(spv::OpSelect, st, {negate, op(spv::OpSNegate, st, {rs}), rs});
+  });
 }
 
 uint32_t Emitter::expr_node(const kir::Cmp *n) {

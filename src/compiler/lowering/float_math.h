@@ -1,0 +1,24 @@
+// Float formulas several lowerings share, written so that their error stays within ONNX's
+// tolerances on drivers with fast transcendentals (Vulkan's precision rules let exp/log/tanh
+// carry absolute rather than relative error near 0 and 1). Every expression is in the float
+// type of its argument. The Vulkan path's precision guarantees: docs/CONFORMANCE.md.
+#pragma once
+
+#include "kir/kir.h"
+
+namespace kiln::kir {
+struct TargetDesc;
+}
+
+namespace kiln::compiler {
+
+kir::Expr tanh_expr(const kir::Expr &x); // the tanh intrinsic (exact near 0 in every backend)
+kir::Expr sigmoid_expr(const kir::Expr &x);
+kir::Expr log1p_expr(const kir::Expr &u);    // log(1 + u), full relative precision for small u
+kir::Expr softplus_expr(const kir::Expr &x); // log(1 + exp(x)), without overflow
+// a / b correctly rounded for f32 operands, as C and numpy divide (Vulkan's OpFDiv may be
+// 2.5 ULP off, which moves a rounding tie in quantisation): through f64 where the target has
+// it, else one residual correction with fma. Other types: plain a / b.
+kir::Expr exact_div(const kir::TargetDesc &t, const kir::Expr &a, const kir::Expr &b);
+
+} // namespace kiln::compiler
