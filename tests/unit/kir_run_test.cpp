@@ -12,37 +12,7 @@
 using namespace kiln::kir;
 using kir_run::Bytes;
 
-namespace {
-
-class KirRun : public ::testing::Test {
-protected:
-  void SetUp() override {
-    size_t n = 0;
-    kiln_status s = kiln_device_count("vulkan", &n);
-    if (s || n == 0) {
-      std::string why = s ? kiln_status_message(s) : "no Vulkan device";
-      kiln_status_free(s);
-      GTEST_SKIP() << "Vulkan unavailable: " << why;
-    }
-    ASSERT_EQ(kir_run::take(kiln_device_open("vulkan", &device_)), "");
-    ASSERT_EQ(kir_run::take(kiln_device_info_get(device_, &info_)), "");
-  }
-  void TearDown() override {
-    if (!device_) return;
-    uint64_t messages = 0;
-    EXPECT_EQ(kir_run::take(kiln_device_validation_message_count(device_, &messages)), "");
-    EXPECT_EQ(messages, 0u) << "validation layer messages (see stderr)";
-    kiln_device_release(device_);
-  }
-  // The preset the device matches, as `kiln run` would pick it.
-  const TargetDesc &target() const {
-    return *find_target(info_.cooperative_matrix ? "vulkan-nvidia" : "vulkan-lavapipe");
-  }
-  kiln_device *device_ = nullptr;
-  kiln_device_info info_{};
-};
-
-} // namespace
+class KirRun : public kir_run::DeviceTest {};
 
 TEST_F(KirRun, VectorLoadAxpy) {
   const uint32_t n = 1024; // 256 invocations of 4 lanes

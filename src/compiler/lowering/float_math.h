@@ -18,7 +18,8 @@ kir::Expr log1p_expr(const kir::Expr &u);    // log(1 + u), full relative precis
 kir::Expr softplus_expr(const kir::Expr &x); // log(1 + exp(x)), without overflow
 // a / b correctly rounded for f32 operands, as C and numpy divide (Vulkan's OpFDiv may be
 // 2.5 ULP off, which moves a rounding tie in quantisation): through f64 where the target has
-// it, else one residual correction with fma. Other types: plain a / b.
+// it. Other types, and targets without f64: plain a / b (quantised values may then differ by
+// one step at exact ties; docs/CONFORMANCE.md).
 kir::Expr exact_div(const kir::TargetDesc &t, const kir::Expr &a, const kir::Expr &b);
 
 } // namespace kiln::compiler
