@@ -1,6 +1,7 @@
 # Sourced by the H200 bench scripts, from the repository root: unpacks the carried .gl/ .debs
 # (Debian's libvulkan1 and glvnd; NVIDIA's Vulkan ICD lives in libGLX_nvidia, which needs
-# glvnd) and points the Vulkan loader at NVIDIA's ICD.
+# glvnd) and points the Vulkan loader at NVIDIA's ICD. With vulkan-validationlayers' .deb in .gl/
+# too, KILN_VULKAN_VALIDATION=1 works there as here (bench/h200_conform.sh uses it).
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json

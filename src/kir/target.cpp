@@ -52,6 +52,7 @@ TargetDesc make_nvidia() {
   t.compute_units = 132; // H100 / H200 SXM; tuning only (smaller parts get fewer waves)
   t.float16 = true;
   t.float64 = true;
+  t.fdiv_via_f64 = true;
   t.cooperative_matrix = true;
   // A subset of what NVIDIA's driver advertises on Ampere and later (A/B are never f32).
   using S = ScalarType;

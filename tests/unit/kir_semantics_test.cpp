@@ -177,8 +177,8 @@ TEST_F(KirSemantics, RoundHalfToEvenTies) {
     EXPECT_EQ(got[i], std::nearbyint(x[i])) << "round(" << x[i] << ")";
 }
 
-// exact_div equals C's f32 division bit for bit (through f64: the presets of both devices have
-// it), on DynamicQuantizeLinear's tie
+// f32 division equals C's bit for bit with the device's preset (lavapipe divides exactly;
+// vulkan-nvidia divides through f64, TargetDesc::fdiv_via_f64), on DynamicQuantizeLinear's tie
 // (-2.5 / (5 / 255) = -127.49999..., which a 2.5-ULP division rounds to -127.5) and on random
 // operands.
 TEST_F(KirSemantics, CorrectlyRoundedDivision) {
@@ -191,12 +191,9 @@ TEST_F(KirSemantics, CorrectlyRoundedDivision) {
     b.push_back((sign(rng) ? -1.0f : 1.0f) * std::ldexp(mant(rng), expo(rng)));
   }
   const uint32_t n = static_cast<uint32_t>(a.size());
-  if (!info_.float64)
-    GTEST_SKIP() << "device '" << info_.name << "' lacks f64";
-  Kernel k = elementwise_kernel(
-      {ScalarType::f32, ScalarType::f32}, {ScalarType::f32}, [&](const std::vector<Expr> &v) {
-        return std::vector{kiln::compiler::exact_div(target(), v[0], v[1])};
-      });
+  Kernel k =
+      elementwise_kernel({ScalarType::f32, ScalarType::f32}, {ScalarType::f32},
+                         [&](const std::vector<Expr> &v) { return std::vector{v[0] / v[1]}; });
   std::vector<Bytes> bufs{kir_run::to_bytes(a), kir_run::to_bytes(b), poisoned(n * 4)};
   ASSERT_EQ(kir_run::run(device_, k, target(), &bufs, grid(n)), "");
   auto q = kir_run::from_bytes<float>(bufs[2]);
@@ -258,5 +255,28 @@ TEST(KirSemanticsSpirv, SignedDivisionAvoidsOpSDivSRemSMod) {
     }
     EXPECT_EQ(udiv, 1);
     EXPECT_EQ(umod, 1);
+  }
+}
+
+// On vulkan-nvidia (fdiv_via_f64) an f32 division is an f64 OpFDiv between OpFConverts; on
+// lavapipe it stays one f32 OpFDiv.
+TEST(KirSemanticsSpirv, F32DivisionThroughF64WhereThePresetSaysSo) {
+  Kernel k =
+      elementwise_kernel({ScalarType::f32, ScalarType::f32}, {ScalarType::f32},
+                         [](const std::vector<Expr> &v) { return std::vector{v[0] / v[1]}; });
+  for (const char *preset : {"vulkan-nvidia", "vulkan-lavapipe"}) {
+    Requirements req;
+    auto words = kiln::spirv::emit_spirv(k, *find_target(preset), &req);
+    ASSERT_TRUE(words.is_ok()) << words.status().message();
+    const std::vector<uint32_t> &w = words.value();
+    int fdiv = 0, fconvert = 0;
+    for (size_t at = 5; at < w.size(); at += w[at] >> 16) {
+      fdiv += (w[at] & 0xffff) == 136u;     // OpFDiv
+      fconvert += (w[at] & 0xffff) == 115u; // OpFConvert
+    }
+    const bool nvidia = std::string(preset) == "vulkan-nvidia";
+    EXPECT_EQ(fdiv, 1) << preset;
+    EXPECT_EQ(fconvert, nvidia ? 3 : 0) << preset;
+    EXPECT_EQ(req.float64, nvidia) << preset;
   }
 }

@@ -1,7 +1,5 @@
 #include "compiler/lowering/float_math.h"
 
-#include "kir/target.h"
-
 namespace kiln::compiler {
 
 using namespace kir;
@@ -29,15 +27,6 @@ Expr log1p_expr(const Expr &u) {
 
 Expr softplus_expr(const Expr &x) {
   return log1p_expr(call(Intrinsic::exp, {-call(Intrinsic::abs, {x})})) + max(x, c(x, 0));
-}
-
-Expr exact_div(const TargetDesc &t, const Expr &a, const Expr &b) {
-  if (a.type() != ScalarType::f32 || b.type() != ScalarType::f32 || !t.float64) return a / b;
-  // An f64 quotient within a few f64 ULPs rounds to the correctly rounded f32 quotient: a
-  // quotient of two 24-bit significands that is not an f32 midpoint lies at least 2^-48
-  // (relative) away from one. (A residual correction with fma is no substitute: Vulkan does
-  // not promise a fused fma, and lavapipe's is not.)
-  return cast(ScalarType::f32, cast(ScalarType::f64, a) / cast(ScalarType::f64, b));
 }
 
 } // namespace kiln::compiler

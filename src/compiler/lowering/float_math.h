@@ -6,20 +6,10 @@
 
 #include "kir/kir.h"
 
-namespace kiln::kir {
-struct TargetDesc;
-}
-
 namespace kiln::compiler {
 
 kir::Expr tanh_expr(const kir::Expr &x); // the tanh intrinsic (exact near 0 in every backend)
 kir::Expr sigmoid_expr(const kir::Expr &x);
 kir::Expr log1p_expr(const kir::Expr &u);    // log(1 + u), full relative precision for small u
 kir::Expr softplus_expr(const kir::Expr &x); // log(1 + exp(x)), without overflow
-// a / b correctly rounded for f32 operands, as C and numpy divide (Vulkan's OpFDiv may be
-// 2.5 ULP off, which moves a rounding tie in quantisation): through f64 where the target has
-// it. Other types, and targets without f64: plain a / b (quantised values may then differ by
-// one step at exact ties; docs/CONFORMANCE.md).
-kir::Expr exact_div(const kir::TargetDesc &t, const kir::Expr &a, const kir::Expr &b);
-
 } // namespace kiln::compiler

@@ -166,6 +166,16 @@ uint32_t Emitter::expr_node(const kir::Binary *n) {
   case kir::BinOp::mul: return op(f ? spv::OpFMul : spv::OpIMul, t, {a, b});
   case kir::BinOp::div:
     if (s && !t.is_matrix()) return signed_div_rem(t, a, b, true);
+    if (t.elem == ScalarType::f32 && !t.is_matrix() && t_.fdiv_via_f64) {
+      // Correctly rounded: an f64 quotient a few f64 ULPs off still rounds to the right f32
+      // (a quotient of 24-bit significands that is not an f32 midpoint lies >= 2^-48 away
+      // from one, relatively).
+      ValueType d = t;
+      d.elem = ScalarType::f64;
+      uint32_t q = op(spv::OpFDiv, d, {op(spv::OpFConvert, d, {a}), op(spv::OpFConvert, d, {b})});
+      use(ScalarType::f64, true);
+      return op(spv::OpFConvert, t, {q});
+    }
     return op(f ? spv::OpFDiv : spv::OpUDiv, t, {a, b});
   case kir::BinOp::mod:
     if (s && !t.is_matrix()) return signed_div_rem(t, a, b, false);
