@@ -48,7 +48,8 @@ struct TargetDesc {
   // Compute units (SMs, CUs) the device runs workgroups on concurrently; 0 = unknown. Sizes
   // schedules: a contraction whose tile grid leaves units idle picks smaller tiles or split-K.
   uint32_t compute_units = 0;
-  // f32 division through f64 (needs float64): Vulkan lets OpFDiv be 2.5 ULP off, and a
+  // f32 division correctly rounded, refined in f64 (needs float64): Vulkan lets OpFDiv be 2.5
+  // ULP off, and a
   // quotient that is then rounded to an integer (quantisation, Round, Floor) moves by a whole
   // step; drivers whose division is not correctly rounded (NVIDIA's) set this. lavapipe divides
   // exactly (LLVM's fdiv), so it does not.

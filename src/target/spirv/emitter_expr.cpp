@@ -166,16 +166,8 @@ uint32_t Emitter::expr_node(const kir::Binary *n) {
   case kir::BinOp::mul: return op(f ? spv::OpFMul : spv::OpIMul, t, {a, b});
   case kir::BinOp::div:
     if (s && !t.is_matrix()) return signed_div_rem(t, a, b, true);
-    if (t.elem == ScalarType::f32 && !t.is_matrix() && t_.fdiv_via_f64) {
-      // Correctly rounded: an f64 quotient a few f64 ULPs off still rounds to the right f32
-      // (a quotient of 24-bit significands that is not an f32 midpoint lies >= 2^-48 away
-      // from one, relatively).
-      ValueType d = t;
-      d.elem = ScalarType::f64;
-      uint32_t q = op(spv::OpFDiv, d, {op(spv::OpFConvert, d, {a}), op(spv::OpFConvert, d, {b})});
-      use(ScalarType::f64, true);
-      return op(spv::OpFConvert, t, {q});
-    }
+    if (t.elem == ScalarType::f32 && !t.is_matrix() && t_.fdiv_via_f64)
+      return correctly_rounded_fdiv(t, a, b);
     return op(f ? spv::OpFDiv : spv::OpUDiv, t, {a, b});
   case kir::BinOp::mod:
     if (s && !t.is_matrix()) return signed_div_rem(t, a, b, false);
@@ -219,6 +211,45 @@ uint32_t Emitter::signed_div_rem(const ValueType &t, uint32_t a, uint32_t b, boo
     const uint32_t negate = quotient ? op(spv::OpLogicalNotEqual, cond, {na, nb}) : na;
     return op(spv::OpSelect, st, {negate, op(spv::OpSNegate, st, {rs}), rs});
   });
+}
+
+// f32 a / b correctly rounded, from f64 multiplications and additions (which Vulkan rounds
+// correctly; its OpFDiv may be 2.5 ULP off): y0 = 1/b in f32, two Newton steps
+// y += y (1 - b y) in f64 (relative error ~2^-84 plus a few f64 roundings), q = a y. An f64
+// quotient within 2^-50 (relative) rounds to the correctly rounded f32 quotient, since a
+// quotient of 24-bit significands that is not an f32 midpoint lies at least 2^-48 away from
+// one. Divisors whose f32 reciprocal is not normal (0, inf, NaN, |b| outside
+// [2^-125, 2^125]) take the plain f32 division, as do lanes whose refined quotient is not
+// finite.
+uint32_t Emitter::correctly_rounded_fdiv(const ValueType &t, uint32_t a, uint32_t b) {
+  ValueType d = t, cond = t;
+  d.elem = ScalarType::f64;
+  cond.elem = ScalarType::boolean;
+  use(ScalarType::f64, true);
+  auto splat = [&](ScalarType st, double v) {
+    uint32_t c = constant(st, v);
+    if (!t.is_vector()) return c;
+    ValueType vt = t;
+    vt.elem = st;
+    return op(spv::OpCompositeConstruct, vt, Words(t.lanes, c));
+  };
+  const uint32_t plain = op(spv::OpFDiv, t, {a, b});
+  const uint32_t a64 = op(spv::OpFConvert, d, {a}), b64 = op(spv::OpFConvert, d, {b});
+  uint32_t y = op(spv::OpFConvert, d, {op(spv::OpFDiv, t, {splat(ScalarType::f32, 1.0), b})});
+  const uint32_t one = splat(ScalarType::f64, 1.0);
+  for (int step = 0; step < 2; ++step) {
+    uint32_t e = op(spv::OpFSub, d, {one, op(spv::OpFMul, d, {b64, y})});
+    y = op(spv::OpFAdd, d, {y, op(spv::OpFMul, d, {y, e})});
+  }
+  const uint32_t q = op(spv::OpFConvert, t, {op(spv::OpFMul, d, {a64, y})});
+  const uint32_t ab = glsl(t, GLSLstd450FAbs, {b});
+  auto both = [&](uint32_t x, uint32_t y2) { return op(spv::OpLogicalAnd, cond, {x, y2}); };
+  uint32_t ok = both(op(spv::OpFOrdGreaterThanEqual, cond, {ab, splat(ScalarType::f32, 0x1p-125)}),
+                     op(spv::OpFOrdLessThanEqual, cond, {ab, splat(ScalarType::f32, 0x1p125)}));
+  uint32_t special = op(spv::OpLogicalOr, cond,
+                        {op(spv::OpIsNan, cond, {q}), op(spv::OpIsInf, cond, {q})});
+  ok = both(ok, op(spv::OpLogicalNot, cond, {special}));
+  return op(spv::OpSelect, t, {ok, q, plain});
 }
 
 uint32_t Emitter::expr_node(const kir::Cmp *n) {
