@@ -121,6 +121,7 @@ const char *to_string(Intrinsic f) {
   case Intrinsic::erf: return "erf";
   case Intrinsic::isnan: return "isnan";
   case Intrinsic::isinf: return "isinf";
+  case Intrinsic::div_exact: return "div_exact";
   }
   return "?";
 }
@@ -219,6 +220,7 @@ const char *to_string(StmtKind k) {
 
 int arity(Intrinsic f) {
   if (f == Intrinsic::fma) return 3;
+  if (f == Intrinsic::div_exact) return 2;
   return 1;
 }
 

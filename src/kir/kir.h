@@ -13,6 +13,9 @@
 //   with isnan where NaN propagation matters. Float `!=` is true for NaN, other float
 //   comparisons are false. Casts to boolean test `!= 0`; float -> int casts truncate and
 //   are undefined out of range. pow follows C for negative and zero bases.
+// - div_exact(a, b) is float a / b correctly rounded, as C and CUDA's default divide (the
+//   operator `/` may be off by a few ULPs where the target allows it: Vulkan's OpFDiv may be
+//   2.5 ULP off). The graph's Div and quantisation use it.
 // - Math intrinsics other than sqrt/rsqrt/floor/ceil/round_even/trunc/abs/sign/fma/isnan/
 //   isinf have no f64 form on Vulkan: the SPIR-V emitter reports an error for them.
 // - Loads and stores use element indices (i32 or u32). Buffers of `boolean` hold one byte
@@ -55,7 +58,7 @@ enum class BinOp { add, sub, mul, div, mod, min, max, pow, bit_and, bit_or, bit_
 enum class CmpOp { eq, ne, lt, le, gt, ge };
 enum class Intrinsic {
   exp, log, sqrt, rsqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh,
-  atanh, floor, ceil, round_even, trunc, abs, sign, fma, erf, isnan, isinf
+  atanh, floor, ceil, round_even, trunc, abs, sign, fma, erf, isnan, isinf, div_exact
 };
 enum class BuiltinKind {
   global_id_x, global_id_y, global_id_z, local_id_x, local_id_y, local_id_z,

@@ -26,7 +26,7 @@ inline std::optional<ScalarType> type_named(std::string_view s) {
   return enum_named<ScalarType, ScalarType::f64>(s);
 }
 inline std::optional<Intrinsic> intrinsic_named(std::string_view s) {
-  return enum_named<Intrinsic, Intrinsic::isinf>(s);
+  return enum_named<Intrinsic, Intrinsic::div_exact>(s);
 }
 inline std::optional<BuiltinKind> builtin_named(std::string_view s) {
   return enum_named<BuiltinKind, BuiltinKind::num_subgroups>(s);

@@ -48,11 +48,10 @@ struct TargetDesc {
   // Compute units (SMs, CUs) the device runs workgroups on concurrently; 0 = unknown. Sizes
   // schedules: a contraction whose tile grid leaves units idle picks smaller tiles or split-K.
   uint32_t compute_units = 0;
-  // f32 division correctly rounded, refined in f64 (needs float64): Vulkan lets OpFDiv be 2.5
-  // ULP off, and a
-  // quotient that is then rounded to an integer (quantisation, Round, Floor) moves by a whole
-  // step; drivers whose division is not correctly rounded (NVIDIA's) set this. lavapipe divides
-  // exactly (LLVM's fdiv), so it does not.
+  // kir div_exact on f32 refined in f64 (needs float64): Vulkan lets OpFDiv be 2.5 ULP off,
+  // and a quotient that is then rounded to an integer (quantisation, Round, Floor) moves by a
+  // whole step; drivers whose division is not correctly rounded (NVIDIA's) set this. lavapipe
+  // divides exactly (LLVM's fdiv), so it does not.
   bool fdiv_via_f64 = false;
   // float16, float64, int8, int16, int64, storage8, storage16, cooperative_matrix.
 #define KILN_X(field, name) bool field = false;

@@ -177,8 +177,9 @@ TEST_F(KirSemantics, RoundHalfToEvenTies) {
     EXPECT_EQ(got[i], std::nearbyint(x[i])) << "round(" << x[i] << ")";
 }
 
-// f32 division equals C's bit for bit with the device's preset (lavapipe divides exactly;
-// vulkan-nvidia refines in f64, TargetDesc::fdiv_via_f64) and with the refinement forced on,
+// div_exact on f32 equals C's division bit for bit with the device's preset (lavapipe divides
+// exactly; vulkan-nvidia refines in f64, TargetDesc::fdiv_via_f64) and with the refinement
+// forced on,
 // on DynamicQuantizeLinear's tie (-2.5 / (5 / 255) = -127.49999..., which a 2.5-ULP division
 // rounds to -127.5), on special operands (zeros, infinities, NaN, divisors whose reciprocal is
 // subnormal or overflows) and on random operands.
@@ -197,9 +198,10 @@ TEST_F(KirSemantics, CorrectlyRoundedDivision) {
     b.push_back((sign(rng) ? -1.0f : 1.0f) * std::ldexp(mant(rng), expo(rng)));
   }
   const uint32_t n = static_cast<uint32_t>(a.size());
-  Kernel k =
-      elementwise_kernel({ScalarType::f32, ScalarType::f32}, {ScalarType::f32},
-                         [&](const std::vector<Expr> &v) { return std::vector{v[0] / v[1]}; });
+  Kernel k = elementwise_kernel({ScalarType::f32, ScalarType::f32}, {ScalarType::f32},
+                                [&](const std::vector<Expr> &v) {
+                                  return std::vector{call(Intrinsic::div_exact, {v[0], v[1]})};
+                                });
   for (bool refine : {false, true}) {
     TargetDesc t = target();
     if (refine && !t.float64)
@@ -277,26 +279,29 @@ TEST(KirSemanticsSpirv, SignedDivisionAvoidsOpSDivSRemSMod) {
   }
 }
 
-// On vulkan-nvidia (fdiv_via_f64) an f32 division is refined in f64 (OpFConverts around f64
+// On vulkan-nvidia (fdiv_via_f64) an f32 div_exact is refined in f64 (OpFConverts around f64
 // multiplications; the f32 divisions are the first guess and the fallback); on lavapipe it
-// stays one f32 OpFDiv.
+// stays one f32 OpFDiv, as does the plain `/` on both.
 TEST(KirSemanticsSpirv, F32DivisionThroughF64WhereThePresetSaysSo) {
-  Kernel k =
-      elementwise_kernel({ScalarType::f32, ScalarType::f32}, {ScalarType::f32},
-                         [](const std::vector<Expr> &v) { return std::vector{v[0] / v[1]}; });
-  for (const char *preset : {"vulkan-nvidia", "vulkan-lavapipe"}) {
-    Requirements req;
-    auto words = kiln::spirv::emit_spirv(k, *find_target(preset), &req);
-    ASSERT_TRUE(words.is_ok()) << words.status().message();
-    const std::vector<uint32_t> &w = words.value();
-    int fdiv = 0, fconvert = 0;
-    for (size_t at = 5; at < w.size(); at += w[at] >> 16) {
-      fdiv += (w[at] & 0xffff) == 136u;     // OpFDiv
-      fconvert += (w[at] & 0xffff) == 115u; // OpFConvert
+  for (bool exact : {true, false}) {
+    Kernel k = elementwise_kernel(
+        {ScalarType::f32, ScalarType::f32}, {ScalarType::f32}, [&](const std::vector<Expr> &v) {
+          return std::vector{exact ? call(Intrinsic::div_exact, {v[0], v[1]}) : v[0] / v[1]};
+        });
+    for (const char *preset : {"vulkan-nvidia", "vulkan-lavapipe"}) {
+      Requirements req;
+      auto words = kiln::spirv::emit_spirv(k, *find_target(preset), &req);
+      ASSERT_TRUE(words.is_ok()) << words.status().message();
+      const std::vector<uint32_t> &w = words.value();
+      int fdiv = 0, fconvert = 0;
+      for (size_t at = 5; at < w.size(); at += w[at] >> 16) {
+        fdiv += (w[at] & 0xffff) == 136u;     // OpFDiv
+        fconvert += (w[at] & 0xffff) == 115u; // OpFConvert
+      }
+      const bool refined = exact && std::string(preset) == "vulkan-nvidia";
+      EXPECT_EQ(fdiv, refined ? 2 : 1) << preset << (exact ? " div_exact" : " /");
+      EXPECT_EQ(fconvert, refined ? 4 : 0) << preset << (exact ? " div_exact" : " /");
+      EXPECT_EQ(req.float64, refined) << preset << (exact ? " div_exact" : " /");
     }
-    const bool nvidia = std::string(preset) == "vulkan-nvidia";
-    EXPECT_EQ(fdiv, nvidia ? 2 : 1) << preset;
-    EXPECT_EQ(fconvert, nvidia ? 4 : 0) << preset;
-    EXPECT_EQ(req.float64, nvidia) << preset;
   }
 }

@@ -163,7 +163,8 @@ Result<Expr> binary_expr(const Op &op, std::string_view name, const Expr &a, con
   if (name == "add") return a + b;
   if (name == "sub") return a - b;
   if (name == "mul") return a * b;
-  if (name == "div") return fl ? a / b : int_safe(b, a / b);
+  // Correctly rounded, as ONNX Runtime and PyTorch divide (kir div_exact).
+  if (name == "div") return fl ? call(Intrinsic::div_exact, {a, b}) : int_safe(b, a / b);
   if (name == "fmod") return fl ? a % b : int_safe(b, a % b);
   if (name == "mod") return fl ? py_mod_fix(a % b, b) : int_safe(b, py_mod_fix(a % b, b));
   if (name == "max" || name == "min") {

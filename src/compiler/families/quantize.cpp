@@ -64,7 +64,8 @@ Status lower_quantize(LowerCtx &c, const Op &op) {
     Expr kv = def(g, s, "k", k);
     Expr xval = X.elem == ScalarType::i32 ? cast(dt, cast(ScalarType::f64, load(X, i)))
                                           : cast(dt, load(X, i));
-    Expr q = cast(rt, call(Intrinsic::round_even, {xval / cast(dt, load(S, kv))}));
+    Expr q = cast(rt, call(Intrinsic::round_even,
+                           {call(Intrinsic::div_exact, {xval, cast(dt, load(S, kv))})}));
     if (Z.index >= 0) q = q + cast(rt, load(Z, kv));
     s.push_back(store(Y, i, round_saturate(q, Y.elem)));
     return block(s);
@@ -118,9 +119,12 @@ Status lower_dynamic_quantize(LowerCtx &c, const Op &op) {
                            let(v, load(X, j),
                                block({assign(mx, select(v > mx, v, mx)),
                                       assign(mn, select(v < mn, v, mn))}))));
+      // Divisions correctly rounded, as the reference's: a quotient 2.5 ULP off moves ties.
       Expr scale = def(g, s, "scale",
-                       select(mx == mn, make_const(f, 1), mx - mn) / make_const(f, 255));
-      Expr zpf = clamp(make_const(f, 0) - mn / scale, make_const(f, 0), make_const(f, 255));
+                       call(Intrinsic::div_exact,
+                            {select(mx == mn, make_const(f, 1), mx - mn), make_const(f, 255)}));
+      Expr zpf = clamp(make_const(f, 0) - call(Intrinsic::div_exact, {mn, scale}),
+                       make_const(f, 0), make_const(f, 255));
       s.push_back(store(S, i32(0), scale));
       s.push_back(store(Z, i32(0), round_saturate(zpf, ScalarType::u8)));
       return block(s);
@@ -132,7 +136,8 @@ Status lower_dynamic_quantize(LowerCtx &c, const Op &op) {
   KILN_ASSIGN(BufferVar Z, g.in(op.results[2]));
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
   return g.finish(n, [&](Expr i) -> Result<Stmt> {
-    Expr q = call(Intrinsic::round_even, {load(X, i) / load(S, i32(0))}) +
+    Expr q = call(Intrinsic::round_even,
+                  {call(Intrinsic::div_exact, {load(X, i), load(S, i32(0))})}) +
              cast(f, cast(ScalarType::i32, load(Z, i32(0))));
     return store(Y, i, round_saturate(q, ScalarType::u8));
   });

@@ -166,8 +166,6 @@ uint32_t Emitter::expr_node(const kir::Binary *n) {
   case kir::BinOp::mul: return op(f ? spv::OpFMul : spv::OpIMul, t, {a, b});
   case kir::BinOp::div:
     if (s && !t.is_matrix()) return signed_div_rem(t, a, b, true);
-    if (t.elem == ScalarType::f32 && !t.is_matrix() && t_.fdiv_via_f64)
-      return correctly_rounded_fdiv(t, a, b);
     return op(f ? spv::OpFDiv : spv::OpUDiv, t, {a, b});
   case kir::BinOp::mod:
     if (s && !t.is_matrix()) return signed_div_rem(t, a, b, false);
@@ -213,7 +211,7 @@ uint32_t Emitter::signed_div_rem(const ValueType &t, uint32_t a, uint32_t b, boo
   });
 }
 
-// f32 a / b correctly rounded, from f64 multiplications and additions (which Vulkan rounds
+// div_exact on f32 where the target says OpFDiv is not correctly rounded: a / b from f64 multiplications and additions (which Vulkan rounds
 // correctly; its OpFDiv may be 2.5 ULP off): y0 = 1/b in f32, two Newton steps
 // y += y (1 - b y) in f64 (relative error ~2^-84 plus a few f64 roundings), q = a y. An f64
 // quotient within 2^-50 (relative) rounds to the correctly rounded f32 quotient, since a

@@ -46,7 +46,7 @@ public:
   uint32_t pow(uint32_t x, uint32_t y, ScalarType t);
   // Signed integer a / b (quotient) or a % b with C semantics on every driver.
   uint32_t signed_div_rem(const ValueType &t, uint32_t a, uint32_t b, bool quotient);
-  // f32 a / b correctly rounded (TargetDesc::fdiv_via_f64).
+  // f32 a / b correctly rounded, refined in f64 (div_exact on TargetDesc::fdiv_via_f64).
   uint32_t correctly_rounded_fdiv(const ValueType &t, uint32_t a, uint32_t b);
   uint32_t glsl(const ValueType &t, uint32_t inst, const Words &args) {
     return b_.ext_inst(type_of(t), inst, args);

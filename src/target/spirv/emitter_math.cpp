@@ -39,6 +39,7 @@ bool needs_32bit_float(Intrinsic f) {
   case Intrinsic::abs:
   case Intrinsic::sign:
   case Intrinsic::fma:
+  case Intrinsic::div_exact:
   case Intrinsic::isnan:
   case Intrinsic::isinf: return false;
   }
@@ -73,7 +74,8 @@ uint32_t glsl_float_inst(Intrinsic f) {
   case Intrinsic::tanh:
   case Intrinsic::erf:
   case Intrinsic::isnan:
-  case Intrinsic::isinf: return 0;
+  case Intrinsic::isinf:
+  case Intrinsic::div_exact: return 0;
   }
   return 0;
 }
@@ -156,6 +158,9 @@ uint32_t Emitter::call_scalar(Intrinsic fn, ScalarType t, const Words &args) {
          " on f64: GLSL.std.450 has no 64-bit form (cast to f32 explicitly)");
     return int_constant(ScalarType::u32, 0);
   }
+  if (fn == Intrinsic::div_exact)
+    return t == ScalarType::f32 && t_.fdiv_via_f64 ? correctly_rounded_fdiv(t, args[0], args[1])
+                                                  : op(spv::OpFDiv, t, args);
   if (fn == Intrinsic::isnan) return op(spv::OpIsNan, ScalarType::boolean, args);
   if (fn == Intrinsic::isinf) return op(spv::OpIsInf, ScalarType::boolean, args);
   if (fn == Intrinsic::erf || fn == Intrinsic::tanh) {
