@@ -44,7 +44,7 @@ public:
   uint32_t call(const kir::Call *n);
   uint32_t call_scalar(kir::Intrinsic fn, ScalarType t, const Words &args);
   uint32_t pow(uint32_t x, uint32_t y, ScalarType t);
-  // Signed integer a / b (quotient) or a % b with C semantics on every driver.
+  // Signed integer a / b (quotient) or a % b with C semantics on every driver (no OpSRem).
   uint32_t signed_div_rem(const ValueType &t, uint32_t a, uint32_t b, bool quotient);
   // f32 a / b correctly rounded, refined in f64 (div_exact on TargetDesc::fdiv_via_f64).
   uint32_t correctly_rounded_fdiv(const ValueType &t, uint32_t a, uint32_t b);
