@@ -8,8 +8,10 @@
 # FOLDER must be inside the checkout and ignored by git (e.g. listed in .git/info/exclude).
 # prepare gathers kiln, kiln_kir_run_tests, the three shared libraries the GPU machine lacks
 # and the node tests (../shared/onnx-tests/node, packed: ~7 MB). run writes FOLDER's results
-# to $OUT (when set): h200.node.json (kiln conform --json) and the two logs; feed the JSON to
-# scripts/conformance-report.py --h200 to record the count in docs/CONFORMANCE.md.
+# to $OUT (when set): h200.node.json (kiln conform --json), h200.node.txt (the passing tests,
+# commit in the header: copy it to tests/conformance/ and run scripts/conformance-report.py
+# --h200 tests/conformance/h200.node.txt to record the count in docs/CONFORMANCE.md), COMMIT and
+# the two logs.
 # FILTER=regex runs a subset of the node tests; LOCAL=1 runs on this machine (lavapipe).
 set -uo pipefail
 mode=$1 dir=$2
@@ -30,6 +32,7 @@ run)
   export LD_LIBRARY_PATH=$PWD/$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   out=${OUT:-$dir}
   echo "commit $(cat "$dir/COMMIT")"
+  [ "$out" = "$dir" ] || cp "$dir/COMMIT" "$out/COMMIT"
   work=$(mktemp -d)
   tar xzf "$dir/node.tgz" -C "$work"
   # Without the validation layer there: the GPU machine has none, and Debian 12's (1.3.239)
@@ -49,14 +52,18 @@ run)
   t0=$SECONDS
   filter=(); [ -n "${FILTER:-}" ] && filter=(--filter "$FILTER")  # FILTER=regex: a subset
   "$dir/kiln" conform "$work/node" --device vulkan -j "$(nproc)" "${filter[@]}" \
-    --expect tests/conformance/vulkan.node.txt --json "$out/h200.node.json" > "$out/conform.log" 2>&1
+    --expect tests/conformance/vulkan.node.txt --json "$out/h200.node.json" \
+    --write-expect "$out/h200.node.list" > "$out/conform.log" 2>&1
   conform=$?
   grep -E "^expectations|passed, .* failed|^REGRESSION|^NEW" "$out/conform.log"
   for t in $(sed -n 's/^REGRESSION \([^:]*\):.*/\1/p' "$out/conform.log"); do
     grep "^FAIL $t:" "$out/conform.log" | cut -c1-300
   done
   echo "node suite: $((SECONDS - t0)) s; kiln_kir_run_tests rc=$semantics, conform rc=$conform"
-  rm -rf "$work"
+  { echo "# Tests that passed on an NVIDIA H200 (device vulkan, artifacts compiled there for vulkan-nvidia)"
+    echo "# commit $(cut -c1-7 "$dir/COMMIT"), bench/h200_conform.sh run FOLDER; of $(grep -c '"name"' "$out/h200.node.json")"
+    grep -v '^#' "$out/h200.node.list"; } > "$out/h200.node.txt"
+  rm -rf "$work" "$out/h200.node.list"
   [ $semantics = 0 ] && [ $conform = 0 ]
   ;;
 *) echo "usage: $0 prepare|run FOLDER" >&2; exit 2 ;;

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Writes docs/CONFORMANCE.md from `kiln conform --json` results.
 
-usage: conformance-report.py NODE_DIR RESULTS.json [--vulkan VULKAN_NODE.json] [LIGHT.json ...] > docs/CONFORMANCE.md
+usage: conformance-report.py NODE_DIR RESULTS.json [--vulkan VULKAN_NODE.json]
+       [--h200 tests/conformance/h200.node.txt] [LIGHT.json ...] > docs/CONFORMANCE.md
+--h200: the node tests that passed on the H200 (bench/h200_conform.sh writes the list, with the
+commit in its header), compared with tests/conformance/vulkan.node.txt.
 Failing tests are grouped by family: the main ONNX op of the test model (the op type of its
 last node, which for *_expanded tests is still the op under test by name).
 """
@@ -35,12 +38,36 @@ def reason(r):
     return f"{r['stage']}: {msg[:110]}"
 
 
+def h200_paragraph(h200_list, total):
+    """The H200 line: h200_list is the pass list bench/h200_conform.sh writes (header: commit)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    def names(path):
+        return [l.strip() for l in open(path) if l.strip() and not l.startswith('#')]
+    listed = names(os.path.join(here, '..', 'tests', 'conformance', 'vulkan.node.txt'))
+    passed = set(names(h200_list))
+    commit = re.search(r'commit (\w+)', open(h200_list).read())
+    missing = [t for t in listed if t not in passed]
+    text = (f'\nVulkan on an NVIDIA H200 (`bash bench/h200_conform.sh run FOLDER`: artifacts compiled '
+            f'on the GPU machine for the live device, validation layer off there'
+            f'{"; commit " + commit.group(1) if commit else ""}; passing tests in '
+            f'tests/conformance/h200.node.txt): **{len(passed)} passed, {total - len(passed)} '
+            f'failed** of {total}; of the {len(listed)} tests expected to pass on lavapipe '
+            f'(tests/conformance/vulkan.node.txt), ')
+    text += ('every one passes there.' if not missing else
+             f'{len(missing)} fail there: ' + ', '.join(missing) + '.')
+    text += (' The Vulkan path\'s numerics (integer division, rounding, division, transcendentals) '
+             'are described in docs/ARCHITECTURE.md, "Numerics on Vulkan".')
+    return text
+
+
 def main():
     node_dir, node_json = sys.argv[1], sys.argv[2]
     rest = sys.argv[3:]
-    vulkan = None
+    vulkan = h200 = None
     if len(rest) >= 2 and rest[0] == '--vulkan':
         vulkan, rest = json.load(open(rest[1])), rest[2:]
+    if len(rest) >= 2 and rest[0] == '--h200':
+        h200, rest = rest[1], rest[2:]
     res = json.load(open(node_json))
     passed = sum(r['result'] == 'pass' for r in res)
     failed = [r for r in res if r['result'] == 'fail']
@@ -64,6 +91,8 @@ def main():
                                   if r['result'] != 'pass' and r['name'] in ref_pass)
         for w, n in why.most_common():
             print(f'- {w}: {n}')
+    if h200:
+        print(h200_paragraph(h200, len(res)))
     print('\n## Failing node tests by family (cpu-ref)\n')
     groups = collections.defaultdict(list)
     for r in failed:
