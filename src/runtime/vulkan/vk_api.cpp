@@ -7,6 +7,16 @@
 #include <mutex>
 #include <vector>
 
+#if KILN_KEEP_MODULES_LOADED
+// AddressSanitizer builds only (CMakeLists.txt): dlclose does nothing, for every caller in the
+// process (the executable exports it, so it interposes libc's for the Vulkan loader too). The
+// loader unloads drivers and layers when an instance is destroyed; memory they still held
+// then shows in LeakSanitizer's report at exit as frames of an "<unknown module>", which no
+// `leak:library` suppression can match, and their globals are no longer scanned as roots. A
+// module that stays mapped keeps both. Never compiled into a normal build.
+extern "C" int dlclose(void *) noexcept { return 0; }
+#endif
+
 namespace kiln::rt::vk {
 namespace {
 
