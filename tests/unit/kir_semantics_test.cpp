@@ -302,3 +302,28 @@ TEST(KirSemanticsSpirv, F32DivisionThroughF64WhereThePresetSaysSo) {
     }
   }
 }
+
+// Operands known to be non-negative (here an invocation id and a constant) divide as unsigned:
+// exact there, and cheaper than any signed form.
+TEST(KirSemanticsSpirv, NonNegativeIndexArithmeticDividesUnsigned) {
+  Kernel k;
+  k.name = "index_math";
+  k.workgroup_size[0] = kGroup;
+  BufferVar out = k.add_buffer("out", ScalarType::i32, false, true);
+  Expr i = var("i", ScalarType::i32);
+  k.body =
+      let(i, cast(ScalarType::i32, global_id(0)), store(out, i, i / imm_i32(7) + i % imm_i32(5)));
+  Requirements req;
+  auto words = kiln::spirv::emit_spirv(k, *find_target("vulkan-nvidia"), &req);
+  ASSERT_TRUE(words.is_ok()) << words.status().message();
+  const std::vector<uint32_t> &w = words.value();
+  int udiv = 0, umod = 0, sdiv = 0;
+  for (size_t at = 5; at < w.size(); at += w[at] >> 16) {
+    udiv += (w[at] & 0xffff) == 134u; // OpUDiv
+    umod += (w[at] & 0xffff) == 137u; // OpUMod
+    sdiv += (w[at] & 0xffff) == 135u; // OpSDiv
+  }
+  EXPECT_EQ(udiv, 1);
+  EXPECT_EQ(umod, 1);
+  EXPECT_EQ(sdiv, 0);
+}

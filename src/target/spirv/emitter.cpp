@@ -267,7 +267,7 @@ void Emitter::stmt_node(const kir::For *n) {
   b_.emit(spv::OpBranchConditional, {in_range, body, merge});
   label(body);
   const std::string &name = n->var.as<kir::Var>()->name;
-  bind(name, {false, i});
+  bind(name, {false, i, kir::is_signed_int(t) && non_negative(n->begin)});
   scoped_body(n->body);
   unbind(name);
   b_.emit(spv::OpBranch, {cont});
@@ -297,7 +297,7 @@ void Emitter::stmt_node(const kir::If *n) {
 
 void Emitter::stmt_node(const kir::Let *n) {
   const std::string &name = n->var.as<kir::Var>()->name;
-  bind(name, {false, expr(n->value)});
+  bind(name, {false, expr(n->value), kir::is_signed_int(n->value.type()) && non_negative(n->value)});
   scoped_body(n->body);
   unbind(name);
 }

@@ -45,7 +45,12 @@ public:
   uint32_t call_scalar(kir::Intrinsic fn, ScalarType t, const Words &args);
   uint32_t pow(uint32_t x, uint32_t y, ScalarType t);
   // Signed integer a / b (quotient) or a % b with C semantics on every driver (no OpSRem).
-  uint32_t signed_div_rem(const ValueType &t, uint32_t a, uint32_t b, bool quotient);
+  uint32_t signed_div_rem(const ValueType &t, uint32_t a, uint32_t b, bool quotient,
+                          bool non_negative);
+  // Whether a signed integer scalar is known to be >= 0: constants, loop counters from a
+  // non-negative start, Let-bound values, casts of builtins and push constants, and +, *, /, %,
+  // min/max, shifts and selects of such (index arithmetic does not overflow: docs/LIMITS.md).
+  bool non_negative(const kir::Expr &e) const;
   // f32 a / b correctly rounded, refined in f64 (div_exact on TargetDesc::fdiv_via_f64).
   uint32_t correctly_rounded_fdiv(const ValueType &t, uint32_t a, uint32_t b);
   uint32_t glsl(const ValueType &t, uint32_t inst, const Words &args) {
@@ -63,6 +68,7 @@ private:
   struct Binding {
     bool is_pointer;  // Function variable (load on use) or SSA value
     uint32_t id;
+    bool non_negative = false; // an integer SSA value known to be >= 0 (see non_negative)
   };
 
   const kir::Kernel &k_;
