@@ -9,6 +9,7 @@
 #include "kir/kir.h"
 #include "kir/target.h"
 #include "target/spirv/spirv.h"
+#include "vulkan_device_fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -123,34 +124,12 @@ inline std::string run(kiln_device *device, const kiln::kir::Kernel &k,
   return e.empty() ? "" : "run: " + e;
 }
 
-// A fixture that opens the first Vulkan device (skips without one) and checks, at the end, that
-// the validation layer reported nothing.
-class DeviceTest : public ::testing::Test {
+// The device fixture, with the target preset the device matches (as `kiln run` picks it).
+class DeviceTest : public kiln_test::VulkanDeviceTest {
 protected:
-  void SetUp() override {
-    size_t n = 0;
-    kiln_status s = kiln_device_count("vulkan", &n);
-    if (s || n == 0) {
-      std::string why = s ? kiln_status_message(s) : "no Vulkan device";
-      kiln_status_free(s);
-      GTEST_SKIP() << "Vulkan unavailable: " << why;
-    }
-    ASSERT_EQ(take(kiln_device_open("vulkan", &device_)), "");
-    ASSERT_EQ(take(kiln_device_info_get(device_, &info_)), "");
-  }
-  void TearDown() override {
-    if (!device_) return;
-    uint64_t messages = 0;
-    EXPECT_EQ(take(kiln_device_validation_message_count(device_, &messages)), "");
-    EXPECT_EQ(messages, 0u) << "validation layer messages (see stderr)";
-    kiln_device_release(device_);
-  }
-  // The preset the device matches, as `kiln run` would pick it.
   const kiln::kir::TargetDesc &target() const {
     return *kiln::kir::find_target(info_.cooperative_matrix ? "vulkan-nvidia" : "vulkan-lavapipe");
   }
-  kiln_device *device_ = nullptr;
-  kiln_device_info info_{};
 };
 
 } // namespace kir_run

@@ -2,6 +2,7 @@
 // verification, and real runs on the Vulkan driver (lavapipe in CI) with the validation layer.
 // Fault injection and synchronization validation: runtime_fault_test.cpp.
 #include "runtime_test_util.h"
+#include "vulkan_device_fixture.h"
 
 #include "kiln/artifact/digest.h"
 #include "kiln/artifact/kiln_generated.h"
@@ -437,32 +438,7 @@ TEST_F(NullModule, CppWrapper) {
 // ---------------------------------------------------------------------------------------------
 // Vulkan
 
-class Vulkan : public ::testing::Test {
-protected:
-  void SetUp() override {
-    size_t n = 0;
-    kiln_status s = kiln_device_count("vulkan", &n);
-    if (s || n == 0) {
-      std::string why = s ? kiln_status_message(s) : "no Vulkan device";
-      kiln_status_free(s);
-      GTEST_SKIP() << "Vulkan unavailable: " << why;
-    }
-    ASSERT_OK_OPEN();
-  }
-  void ASSERT_OK_OPEN() {
-    kiln_status s = kiln_device_open("vulkan", &device_);
-    ASSERT_EQ(s, nullptr) << kiln_status_message(s);
-  }
-  void TearDown() override {
-    if (!device_)
-      return;
-    uint64_t messages = 0;
-    EXPECT_OK(kiln_device_validation_message_count(device_, &messages));
-    EXPECT_EQ(messages, 0u) << "validation layer messages (see stderr)";
-    kiln_device_release(device_);
-  }
-  kiln_device *device_ = nullptr;
-};
+using Vulkan = kiln_test::VulkanDeviceTest;
 
 TEST_F(Vulkan, Describe) {
   kiln_device_info info;
