@@ -20,10 +20,7 @@ Expr k(const Expr &like, double v) { return make_const(like.type(), v); }
 Expr fn(Intrinsic f, const Expr &x) { return call(f, {x}); }
 Expr exp_(const Expr &x) { return fn(Intrinsic::exp, x); }
 Expr abs_(const Expr &x) { return fn(Intrinsic::abs, x); }
-Expr tanh_(const Expr &y) { return tanh_expr(y); }
 Expr clamp01(const Expr &x) { return min(max(x, k(x, 0)), k(x, 1)); }
-Expr sigmoid(const Expr &x) { return sigmoid_expr(x); }
-Expr softplus(const Expr &x) { return softplus_expr(x); }
 
 struct UnaryDef {
   const char *name;
@@ -46,15 +43,15 @@ const UnaryDef kUnary[] = {
     KILN_INTRINSIC("sinh", sinh), KILN_INTRINSIC("cosh", cosh), KILN_INTRINSIC("asinh", asinh),
     KILN_INTRINSIC("acosh", acosh), KILN_INTRINSIC("atanh", atanh), KILN_INTRINSIC("erf", erf),
     KILN_INTRINSIC("floor", floor), KILN_INTRINSIC("ceil", ceil),
-    {"tanh", true, {}, {}, [](const Expr &x, const Params &) { return tanh_(x); }},
+    {"tanh", true, {}, {}, [](const Expr &x, const Params &) { return tanh_expr(x); }},
     KILN_INTRINSIC("round", round_even),
     {"reciprocal", true, {}, {}, [](const Expr &x, const Params &) { return k(x, 1) / x; }},
-    {"sigmoid", true, {}, {}, [](const Expr &x, const Params &) { return sigmoid(x); }},
-    {"softplus", true, {}, {}, [](const Expr &x, const Params &) { return softplus(x); }},
+    {"sigmoid", true, {}, {}, [](const Expr &x, const Params &) { return sigmoid_expr(x); }},
+    {"softplus", true, {}, {}, [](const Expr &x, const Params &) { return softplus_expr(x); }},
     {"softsign", true, {}, {},
      [](const Expr &x, const Params &) { return x / (k(x, 1) + abs_(x)); }},
     {"mish", true, {}, {},
-     [](const Expr &x, const Params &) { return x * tanh_(softplus(x)); }},
+     [](const Expr &x, const Params &) { return x * tanh_expr(softplus_expr(x)); }},
     {"gelu", true, {}, {},
      [](const Expr &x, const Params &) {
        return k(x, 0.5) * x * (k(x, 1) + fn(Intrinsic::erf, x * k(x, M_SQRT1_2)));
@@ -62,7 +59,7 @@ const UnaryDef kUnary[] = {
     {"gelu_tanh", true, {}, {},
      [](const Expr &x, const Params &) {
        Expr inner = k(x, 0.79788456080286535588) * (x + k(x, 0.044715) * x * x * x);
-       return k(x, 0.5) * x * (k(x, 1) + tanh_(inner));
+       return k(x, 0.5) * x * (k(x, 1) + tanh_expr(inner));
      }},
     {"hard_swish", true, {}, {},
      [](const Expr &x, const Params &) { return x * clamp01(x / k(x, 6) + k(x, 0.5)); }},
@@ -79,7 +76,7 @@ const UnaryDef kUnary[] = {
     {"thresholded_relu", true, {"alpha", nullptr}, {1.0, 0},
      [](const Expr &x, const Params &p) { return select(x > k(x, p[0]), x, k(x, 0)); }},
     {"swish", true, {"alpha", nullptr}, {1.0, 0},
-     [](const Expr &x, const Params &p) { return x * sigmoid(k(x, p[0]) * x); }},
+     [](const Expr &x, const Params &p) { return x * sigmoid_expr(k(x, p[0]) * x); }},
     {"selu", true, {"alpha", "gamma"}, {1.67326319217681884765625, 1.05070102214813232421875},
      [](const Expr &x, const Params &p) {
        return select(x > k(x, 0), k(x, p[1]) * x, k(x, p[1] * p[0]) * (exp_(x) - k(x, 1)));

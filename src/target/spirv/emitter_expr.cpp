@@ -259,35 +259,25 @@ bool Emitter::non_negative(const kir::Expr &e) const {
 // one. Divisors whose f32 reciprocal is not normal (0, inf, NaN, |b| outside
 // [2^-125, 2^125]) take the plain f32 division, as do lanes whose refined quotient is not
 // finite.
-uint32_t Emitter::correctly_rounded_fdiv(const ValueType &t, uint32_t a, uint32_t b) {
-  ValueType d = t, cond = t;
-  d.elem = ScalarType::f64;
-  cond.elem = ScalarType::boolean;
-  use(ScalarType::f64, true);
-  auto splat = [&](ScalarType st, double v) {
-    uint32_t c = constant(st, v);
-    if (!t.is_vector()) return c;
-    ValueType vt = t;
-    vt.elem = st;
-    return op(spv::OpCompositeConstruct, vt, Words(t.lanes, c));
-  };
-  const uint32_t plain = op(spv::OpFDiv, t, {a, b});
+uint32_t Emitter::correctly_rounded_fdiv(uint32_t a, uint32_t b) {
+  const ScalarType f = ScalarType::f32, d = ScalarType::f64, cond = ScalarType::boolean;
+  use(d, true);
+  const uint32_t plain = op(spv::OpFDiv, f, {a, b});
   const uint32_t a64 = op(spv::OpFConvert, d, {a}), b64 = op(spv::OpFConvert, d, {b});
-  uint32_t y = op(spv::OpFConvert, d, {op(spv::OpFDiv, t, {splat(ScalarType::f32, 1.0), b})});
-  const uint32_t one = splat(ScalarType::f64, 1.0);
+  uint32_t y = op(spv::OpFConvert, d, {op(spv::OpFDiv, f, {constant(f, 1.0), b})});
   for (int step = 0; step < 2; ++step) {
-    uint32_t e = op(spv::OpFSub, d, {one, op(spv::OpFMul, d, {b64, y})});
+    uint32_t e = op(spv::OpFSub, d, {constant(d, 1.0), op(spv::OpFMul, d, {b64, y})});
     y = op(spv::OpFAdd, d, {y, op(spv::OpFMul, d, {y, e})});
   }
-  const uint32_t q = op(spv::OpFConvert, t, {op(spv::OpFMul, d, {a64, y})});
-  const uint32_t ab = glsl(t, GLSLstd450FAbs, {b});
+  const uint32_t q = op(spv::OpFConvert, f, {op(spv::OpFMul, d, {a64, y})});
+  const uint32_t ab = glsl(f, GLSLstd450FAbs, {b});
   auto both = [&](uint32_t x, uint32_t y2) { return op(spv::OpLogicalAnd, cond, {x, y2}); };
-  uint32_t ok = both(op(spv::OpFOrdGreaterThanEqual, cond, {ab, splat(ScalarType::f32, 0x1p-125)}),
-                     op(spv::OpFOrdLessThanEqual, cond, {ab, splat(ScalarType::f32, 0x1p125)}));
+  uint32_t ok = both(op(spv::OpFOrdGreaterThanEqual, cond, {ab, constant(f, 0x1p-125)}),
+                     op(spv::OpFOrdLessThanEqual, cond, {ab, constant(f, 0x1p125)}));
   uint32_t special = op(spv::OpLogicalOr, cond,
                         {op(spv::OpIsNan, cond, {q}), op(spv::OpIsInf, cond, {q})});
   ok = both(ok, op(spv::OpLogicalNot, cond, {special}));
-  return op(spv::OpSelect, t, {ok, q, plain});
+  return op(spv::OpSelect, f, {ok, q, plain});
 }
 
 uint32_t Emitter::expr_node(const kir::Cmp *n) {

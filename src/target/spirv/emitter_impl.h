@@ -51,8 +51,9 @@ public:
   // non-negative start, Let-bound values, casts of builtins and push constants, and +, *, /, %,
   // min/max, shifts and selects of such (index arithmetic does not overflow: docs/LIMITS.md).
   bool non_negative(const kir::Expr &e) const;
-  // f32 a / b correctly rounded, refined in f64 (div_exact on TargetDesc::fdiv_via_f64).
-  uint32_t correctly_rounded_fdiv(const ValueType &t, uint32_t a, uint32_t b);
+  // Scalar f32 a / b correctly rounded, refined in f64 (div_exact on TargetDesc::fdiv_via_f64;
+  // vectors reach it lane by lane through call()).
+  uint32_t correctly_rounded_fdiv(uint32_t a, uint32_t b);
   uint32_t glsl(const ValueType &t, uint32_t inst, const Words &args) {
     return b_.ext_inst(type_of(t), inst, args);
   }

@@ -159,7 +159,7 @@ uint32_t Emitter::call_scalar(Intrinsic fn, ScalarType t, const Words &args) {
     return int_constant(ScalarType::u32, 0);
   }
   if (fn == Intrinsic::div_exact)
-    return t == ScalarType::f32 && t_.fdiv_via_f64 ? correctly_rounded_fdiv(t, args[0], args[1])
+    return t == ScalarType::f32 && t_.fdiv_via_f64 ? correctly_rounded_fdiv(args[0], args[1])
                                                   : op(spv::OpFDiv, t, args);
   if (fn == Intrinsic::isnan) return op(spv::OpIsNan, ScalarType::boolean, args);
   if (fn == Intrinsic::isinf) return op(spv::OpIsInf, ScalarType::boolean, args);
