@@ -1,5 +1,6 @@
 #include "compiler/backends.h"
 
+#include "target/c/c.h"
 #include "target/spirv/spirv.h"
 
 #include <fmt/format.h>
@@ -8,7 +9,8 @@ namespace kiln::compiler {
 
 const std::vector<const target::BackendInfo *> &backends() {
   // Add a backend here (and to kiln_compiler's link line); nothing registers itself.
-  static const std::vector<const target::BackendInfo *> all = {&spirv::backend_info()};
+  static const std::vector<const target::BackendInfo *> all = {&spirv::backend_info(),
+                                                                  &cgen::backend_info()};
   return all;
 }
 

@@ -160,6 +160,11 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     aliased += p.commands.size() == before && op->name() != "kiln.constant";
   }
   bind_outputs(c, g);
+  {
+    std::vector<target::Payload *> payloads;
+    for (Executable &e : p.executables) payloads.push_back(&e.code);
+    KILN_ASSIGN(p.native_library, backend->link(payloads));
+  }
   // The reference schedule keeps today's order and a barrier before every command.
   if (o.concurrent_commands && o.schedule != ScheduleMode::naive) schedule_barriers(p);
   plan_memory(p);

@@ -66,8 +66,52 @@ TargetDesc make_nvidia() {
   return t;
 }
 
+// The CPU targets (C backend, runtime driver "cpu"): every scalar type, workgroups of up to
+// 1024 invocations run one after another by one thread, subgroups of one invocation (every
+// subgroup operation is then the identity), no cooperative matrices.
+TargetDesc make_cpu(const char *name, const char *isa, bool avx512) {
+  TargetDesc t;
+  t.name = name;
+  t.backend = "c";
+  t.vulkan_version = 0;
+  t.subgroup_size = 1;
+  t.shared_memory_bytes = 65536;
+  t.max_workgroup_invocations = 1024;
+  t.max_workgroup_size[0] = 1024;
+  t.max_workgroup_size[1] = 1024;
+  t.max_workgroup_size[2] = 64;
+  t.max_storage_buffer_range = uint64_t(1) << 31; // indices are 32-bit
+  t.min_storage_buffer_offset_alignment = 64;
+  t.float16 = t.float64 = t.int8 = t.int16 = t.int64 = t.storage8 = t.storage16 = true;
+  t.subgroup_operations = 0xff;
+  t.cpu_isa = isa;
+  t.cpu_features = {"sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "avx",  "avx2",
+                    "bmi",  "bmi2",  "fma",    "f16c",   "movbe",  "lzcnt"};
+  if (avx512)
+    for (const char *f : {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"})
+      t.cpu_features.emplace_back(f);
+  return t;
+}
+
+// "cpu": the best preset this machine runs.
+TargetDesc make_cpu_host() {
+  bool v4 = false;
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  v4 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+       __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+       __builtin_cpu_supports("avx512vl");
+#endif
+  return v4 ? make_cpu("cpu", "x86-64-v4", true) : make_cpu("cpu", "x86-64-v3", false);
+}
+
 const std::vector<TargetDesc> &presets() {
-  static const std::vector<TargetDesc> all = {make_portable(), make_lavapipe(), make_nvidia()};
+  static const std::vector<TargetDesc> all = {make_portable(),
+                                              make_lavapipe(),
+                                              make_nvidia(),
+                                              make_cpu_host(),
+                                              make_cpu("cpu-x86-64-v3", "x86-64-v3", false),
+                                              make_cpu("cpu-x86-64-v4", "x86-64-v4", true)};
   return all;
 }
 

@@ -62,6 +62,10 @@ struct TargetDesc {
   // Subgroup operations offered in compute shaders (subgroup_ops bits; Vulkan 1.1 guarantees
   // basic).
   uint32_t subgroup_operations = subgroup_ops::basic;
+  // CPU targets (backend "c"): the ISA level the C compiler builds for (its -march) and the
+  // CPU features the runtime must find before it loads the code (__builtin_cpu_supports names).
+  std::string cpu_isa;
+  std::vector<std::string> cpu_features;
 };
 
 // What a kernel actually uses; mirrors the artifact schema's Requirements table.
@@ -77,7 +81,9 @@ struct Requirements {
 };
 
 // Named presets: "vulkan" (portable baseline: int8/int16/int64 and 8/16-bit storage, no
-// f16/f64 arithmetic), "vulkan-lavapipe", "vulkan-nvidia". nullptr for an unknown name.
+// f16/f64 arithmetic), "vulkan-lavapipe", "vulkan-nvidia"; "cpu-x86-64-v3" (AVX2 + FMA),
+// "cpu-x86-64-v4" (AVX-512) and "cpu" (the best of those this machine runs, else
+// "cpu-x86-64-v3" named "cpu" off x86). nullptr for an unknown name.
 const TargetDesc *find_target(std::string_view name);
 std::vector<std::string> target_names();
 

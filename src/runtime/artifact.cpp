@@ -286,6 +286,27 @@ Status convert_model(const fb::Model *m, const uint8_t *base, Program *p) {
       p->executables.push_back(std::move(exe));
     }
   }
+  if (const fb::NativeLibrary *l = m->native_library()) {
+    NativeLibrary &lib = p->native_library;
+    if (!l->format() || l->format()->size() == 0 || !l->bytes() || l->bytes()->size() == 0)
+      return bad("the native library has no format or no bytes");
+    lib.format = l->format()->str();
+    lib.isa = l->isa() ? l->isa()->str() : "";
+    if (l->cpu_features())
+      for (uint32_t i = 0; i < l->cpu_features()->size(); ++i) {
+        const flatbuffers::String *f = l->cpu_features()->Get(i);
+        if (!f || f->size() == 0 || f->size() > 64)
+          return bad(cat("native library CPU feature ", i, " is empty or too long"));
+        lib.cpu_features.push_back(f->str());
+      }
+    lib.bytes = l->bytes()->size();
+  }
+  for (size_t i = 0; i < p->executables.size(); ++i) {
+    const auto *n = std::get_if<NativeCode>(&p->executables[i].code);
+    if (n && n->format == "symbol" && p->native_library.bytes == 0)
+      return bad(cat("executable ", i, " ('", p->executables[i].name,
+                     "') names a symbol but the artifact has no native library"));
+  }
   return convert_commands(m, p);
 }
 
@@ -344,6 +365,7 @@ Status parse_artifact(const void *data, size_t size, std::unique_ptr<Program> *o
     bytes->code_.push_back(spirv ? reinterpret_cast<const uint8_t *>(spirv->words()->data())
                                  : e->code_as_NativeCode()->bytes()->data());
   }
+  bytes->library_ = p->native_library.bytes ? model->native_library()->bytes()->data() : nullptr;
   bytes->constants_ = p->constant_bytes ? model->constant_data()->data() : nullptr;
   bytes->constants_offset_ = p->constant_bytes ? uint64_t(bytes->constants_ - base) : 0;
   *out = std::move(p);

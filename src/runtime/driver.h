@@ -146,6 +146,7 @@ struct DriverVtable {
 
 const DriverVtable *null_driver();
 const DriverVtable *vulkan_driver();
+const DriverVtable *cpu_driver();
 
 // All registered drivers, in a fixed order (registered once, on first use).
 size_t driver_count();

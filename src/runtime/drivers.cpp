@@ -20,6 +20,7 @@ std::vector<const DriverVtable *> &registry() {
 void register_builtin_drivers() {
   registry().push_back(null_driver());
   registry().push_back(vulkan_driver());
+  registry().push_back(cpu_driver());
 }
 
 void ensure_registered() {

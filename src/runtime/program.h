@@ -81,6 +81,15 @@ struct Command {
   bool waits = true;
 };
 
+// The shared object a CPU artifact's executables point into (schema NativeLibrary); its bytes
+// are read through ArtifactBytes::native_library().
+struct NativeLibrary {
+  std::string format; // "elf-x86_64-so"
+  std::string isa;
+  std::vector<std::string> cpu_features;
+  size_t bytes = 0; // 0: the artifact has none
+};
+
 struct Program {
   std::array<uint8_t, 32> digest{}; // SHA-256 of the artifact content, checked at load
   std::string producer, target;
@@ -89,6 +98,7 @@ struct Program {
   std::vector<Executable> executables;
   std::vector<Command> commands;
   uint64_t arena_bytes = 0;
+  NativeLibrary native_library;
 };
 
 // The parts of a verified artifact a driver reads while it builds a module: the code of each
@@ -107,6 +117,8 @@ public:
     return reinterpret_cast<const uint32_t *>(code_[executable]);
   }
   const uint8_t *native(size_t executable) const { return code_[executable]; }
+  // The bytes of Program::native_library (count: NativeLibrary::bytes), or nullptr.
+  const uint8_t *native_library() const { return library_; }
   // Copies bytes [offset, offset + n) of the constant data (within Program::constant_bytes)
   // into `dst`: from memory, or with pread() from the artifact file when read_from_file() was
   // called, so the constant pages of a mapped file are never touched.
@@ -119,6 +131,7 @@ public:
 private:
   friend Status parse_artifact(const void *, size_t, std::unique_ptr<Program> *, ArtifactBytes *);
   std::vector<const uint8_t *> code_; // per executable
+  const uint8_t *library_ = nullptr;   // Model.native_library bytes
   const uint8_t *constants_ = nullptr; // constant data in memory
   uint64_t constants_offset_ = 0;      // its offset from the start of the artifact
   int fd_ = -1;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -37,6 +38,15 @@ struct NativePayload {
 // What an artifact's executable holds; the schema's ExecutableCode union mirrors it.
 using Payload = std::variant<SpirvPayload, NativePayload>;
 
+// One native library shared by an artifact's executables (the C backend's shared object);
+// each executable's payload then names its entry symbol (NativePayload format "symbol").
+struct NativeLibrary {
+  std::string format;                    // "elf-x86_64-so"
+  std::string isa;                       // "x86-64-v3"
+  std::vector<std::string> cpu_features; // what the code needs: "avx2", "fma", ...
+  std::vector<uint8_t> bytes;
+};
+
 // "spirv" or "native".
 const char *payload_kind_name(const Payload &p);
 
@@ -49,6 +59,13 @@ public:
   // with. An error names the kernel and what the target lacks. `used`, when not null,
   // receives what the payload needs from the device (loop_iterations is left to the caller).
   virtual Result<Payload> serialize(const kir::Kernel &k, kir::Requirements *used) const = 0;
+  // Called once after every kernel of a program was serialised, with their payloads in
+  // executable order: a backend whose executables share one library builds it here (and may
+  // rewrite the payloads). The default: no library.
+  virtual Result<std::optional<NativeLibrary>> link(std::vector<Payload *> &payloads) const {
+    (void)payloads;
+    return std::optional<NativeLibrary>();
+  }
 };
 
 // One registered backend: its name (matched against TargetDesc::backend) and its factory.

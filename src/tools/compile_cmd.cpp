@@ -247,7 +247,7 @@ void add_compile_commands(CLI::App &app) {
   auto *cmd = app.add_subcommand("compile", "Compile a model into a .kiln artifact");
   cmd->add_option("model", c->model, "model file (.onnx, or StableHLO text .mlir)")->required();
   cmd->add_option("-o,--output", c->out, "artifact to write (.kiln)")->required();
-  cmd->add_option("--target", c->target, "vulkan, vulkan-lavapipe or vulkan-nvidia");
+  cmd->add_option("--target", c->target, "vulkan, vulkan-lavapipe, vulkan-nvidia, cpu, cpu-x86-64-v3 or cpu-x86-64-v4");
   cmd->add_option("--stats", c->stats, "write compile statistics as JSON");
   add_schedule_option(cmd, &c->schedule);
   cmd->add_option("--contraction", c->contraction,

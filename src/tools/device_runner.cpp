@@ -29,6 +29,7 @@ struct ModuleGuard {
 
 std::string target_for(const kiln_device_info &info) {
   std::string name = info.name;
+  if (std::string(info.driver) == "cpu") return "cpu";
   if (std::string(info.driver) != "vulkan") return "vulkan";
   if (name.find("llvmpipe") != std::string::npos) return "vulkan-lavapipe";
   if (name.find("NVIDIA") != std::string::npos) return "vulkan-nvidia";

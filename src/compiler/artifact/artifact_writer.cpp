@@ -136,8 +136,19 @@ std::vector<uint8_t> write_artifact(const Program &p) {
   std::vector<Offset<fb::CommandEntry>> cmds;
   for (size_t i = 0; i < p.commands.size(); ++i)
     cmds.push_back(command(b, p, p.commands[i], p.waits.empty() || p.waits[i]));
+  Offset<fb::NativeLibrary> lib;
+  if (p.native_library) {
+    const target::NativeLibrary &l = *p.native_library;
+    b.ForceVectorAlignment(l.bytes.size(), 1, 16);
+    auto lib_bytes = b.CreateVector(l.bytes);
+    std::vector<Offset<flatbuffers::String>> feats;
+    for (const std::string &f : l.cpu_features) feats.push_back(b.CreateString(f));
+    auto feat_vec = b.CreateVector(feats);
+    lib = fb::CreateNativeLibrary(b, b.CreateString(l.format), b.CreateString(l.isa), feat_vec,
+                                  lib_bytes);
+  }
   auto model = fb::CreateModelDirect(b, kSchemaVersion, kProducer, p.target.c_str(), &ins, &outs,
-                                     &const_offs, &blob, &exes, &cmds, p.arena_bytes);
+                                     &const_offs, &blob, &exes, &cmds, p.arena_bytes, lib);
   fb::FinishModelBuffer(b, model);
   std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   artifact::seal_artifact(&bytes);

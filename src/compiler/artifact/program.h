@@ -9,6 +9,7 @@
 #include "target/backend.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -74,6 +75,8 @@ struct Program {
   // run together with the commands since the last barrier. Empty: every command waits.
   std::vector<uint8_t> waits;
   uint64_t arena_bytes = 0;
+  // The library the executables' "symbol" payloads point into (CPU targets).
+  std::optional<target::NativeLibrary> native_library;
 };
 
 inline constexpr uint64_t kAlign = 64;

@@ -1,0 +1,275 @@
+// The C backend's prelude, translation units, the system C compiler run and the backend object.
+#include "target/c/c.h"
+
+#include "kiln/artifact/cpu_abi.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace kiln::cgen {
+
+namespace {
+
+// Helper functions by type. Integer division and remainder by zero give 0 and INT_MIN / -1
+// wraps (C would trap); shift counts are taken modulo the width; f16 math goes through float.
+constexpr const char *kPrelude = R"(
+#include <math.h>
+#include <stdint.h>
+
+#define KILN_VEC(T, S) \
+  typedef struct { T v[2]; } kv_##S##x2; \
+  typedef struct { T v[3]; } kv_##S##x3; \
+  typedef struct { T v[4]; } kv_##S##x4;
+KILN_VEC(_Bool, b) KILN_VEC(int8_t, i8) KILN_VEC(uint8_t, u8) KILN_VEC(int16_t, i16)
+KILN_VEC(uint16_t, u16) KILN_VEC(int32_t, i32) KILN_VEC(uint32_t, u32) KILN_VEC(int64_t, i64)
+KILN_VEC(uint64_t, u64) KILN_VEC(_Float16, f16) KILN_VEC(float, f32) KILN_VEC(double, f64)
+
+#define KILN_MINMAX(T, S) \
+  static inline T kiln_min_##S(T a, T b) { return b < a ? b : a; } \
+  static inline T kiln_max_##S(T a, T b) { return a < b ? b : a; }
+#define KILN_SIGNED(T, UT, S, BITS) KILN_MINMAX(T, S) \
+  static inline T kiln_div_##S(T a, T b) { \
+    return b == 0 ? (T)0 : b == -1 ? (T)(0u - (UT)a) : (T)(a / b); } \
+  static inline T kiln_mod_##S(T a, T b) { return b == 0 || b == -1 ? (T)0 : (T)(a % b); } \
+  static inline T kiln_abs_##S(T a) { return a < 0 ? (T)(0u - (UT)a) : a; } \
+  static inline T kiln_sign_##S(T a) { return (T)((a > 0) - (a < 0)); } \
+  static inline T kiln_shl_##S(T a, T b) { return (T)((UT)a << ((UT)b & (BITS - 1))); } \
+  static inline T kiln_shr_##S(T a, T b) { return (T)(a >> ((UT)b & (BITS - 1))); }
+#define KILN_UNSIGNED(T, S, BITS) KILN_MINMAX(T, S) \
+  static inline T kiln_div_##S(T a, T b) { return b == 0 ? (T)0 : (T)(a / b); } \
+  static inline T kiln_mod_##S(T a, T b) { return b == 0 ? (T)0 : (T)(a % b); } \
+  static inline T kiln_abs_##S(T a) { return a; } \
+  static inline T kiln_sign_##S(T a) { return (T)(a > 0); } \
+  static inline T kiln_shl_##S(T a, T b) { return (T)(a << (b & (BITS - 1))); } \
+  static inline T kiln_shr_##S(T a, T b) { return (T)(a >> (b & (BITS - 1))); }
+KILN_SIGNED(int8_t, uint8_t, i8, 8) KILN_SIGNED(int16_t, uint16_t, i16, 16)
+KILN_SIGNED(int32_t, uint32_t, i32, 32) KILN_SIGNED(int64_t, uint64_t, i64, 64)
+KILN_UNSIGNED(uint8_t, u8, 8) KILN_UNSIGNED(uint16_t, u16, 16) KILN_UNSIGNED(uint32_t, u32, 32)
+KILN_UNSIGNED(uint64_t, u64, 64)
+
+/* T: the type, C: the type computed in, F: the libm suffix. */
+#define KILN_FLOAT(T, S, C, F) KILN_MINMAX(T, S) \
+  static inline T kiln_exp_##S(T x) { return (T)exp##F((C)x); } \
+  static inline T kiln_log_##S(T x) { return (T)log##F((C)x); } \
+  static inline T kiln_sqrt_##S(T x) { return (T)sqrt##F((C)x); } \
+  static inline T kiln_rsqrt_##S(T x) { return (T)((C)1 / sqrt##F((C)x)); } \
+  static inline T kiln_sin_##S(T x) { return (T)sin##F((C)x); } \
+  static inline T kiln_cos_##S(T x) { return (T)cos##F((C)x); } \
+  static inline T kiln_tan_##S(T x) { return (T)tan##F((C)x); } \
+  static inline T kiln_asin_##S(T x) { return (T)asin##F((C)x); } \
+  static inline T kiln_acos_##S(T x) { return (T)acos##F((C)x); } \
+  static inline T kiln_atan_##S(T x) { return (T)atan##F((C)x); } \
+  static inline T kiln_sinh_##S(T x) { return (T)sinh##F((C)x); } \
+  static inline T kiln_cosh_##S(T x) { return (T)cosh##F((C)x); } \
+  static inline T kiln_tanh_##S(T x) { return (T)tanh##F((C)x); } \
+  static inline T kiln_asinh_##S(T x) { return (T)asinh##F((C)x); } \
+  static inline T kiln_acosh_##S(T x) { return (T)acosh##F((C)x); } \
+  static inline T kiln_atanh_##S(T x) { return (T)atanh##F((C)x); } \
+  static inline T kiln_floor_##S(T x) { return (T)floor##F((C)x); } \
+  static inline T kiln_ceil_##S(T x) { return (T)ceil##F((C)x); } \
+  static inline T kiln_round_even_##S(T x) { return (T)rint##F((C)x); } \
+  static inline T kiln_trunc_##S(T x) { return (T)trunc##F((C)x); } \
+  static inline T kiln_erf_##S(T x) { return (T)erf##F((C)x); } \
+  static inline T kiln_abs_##S(T x) { return (T)fabs##F((C)x); } \
+  static inline T kiln_sign_##S(T x) { return x > 0 ? (T)1 : x < 0 ? (T)-1 : x; } \
+  static inline T kiln_mod_##S(T a, T b) { return (T)fmod##F((C)a, (C)b); } \
+  static inline T kiln_pow_##S(T a, T b) { return (T)pow##F((C)a, (C)b); } \
+  static inline T kiln_fma_##S(T a, T b, T c) { return (T)fma##F((C)a, (C)b, (C)c); }
+KILN_FLOAT(float, f32, float, f) KILN_FLOAT(double, f64, double, ) KILN_FLOAT(_Float16, f16, float, f)
+)";
+
+// Runs argv[0] (looked up in PATH) with `argv`, stdout and stderr to `log`; its exit status.
+Result<int> run_process(const std::vector<std::string> &argv, const std::string &log) {
+  std::vector<char *> args;
+  for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0)
+    return Status::error(fmt::format("cannot run the C compiler '{}': {} (set KILN_CC to one)",
+                                     argv[0], std::strerror(rc)));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return Status::error("waitpid failed for the C compiler");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string read_text(const std::filesystem::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A private temporary folder, removed with everything in it when the object goes.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    const char *base = std::getenv("TMPDIR");
+    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/kiln-cc-XXXXXX";
+    if (mkdtemp(tmpl.data())) path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
+} // namespace
+
+std::string c_prelude() {
+  return std::string("/* generated by kiln's C backend */\n#include <stdint.h>\n") +
+         KILN_CPU_ABI_TEXT + "\n" + kPrelude;
+}
+
+std::string c_translation_unit(const std::vector<std::string> &kernels) {
+  return c_translation_unit_part(kernels, 0, kernels.size(), true);
+}
+
+std::string c_translation_unit_part(const std::vector<std::string> &kernels, size_t begin,
+                                    size_t end, bool with_version) {
+  std::string s = c_prelude();
+  if (with_version)
+    s += fmt::format("__attribute__((visibility(\"default\"))) const int kiln_cpu_abi_version = "
+                     "{};\n",
+                     KILN_CPU_ABI_VERSION);
+  for (size_t i = begin; i < end; ++i)
+    s += fmt::format("\n#define KILN_FN kiln_exe_{}\n{}#undef KILN_FN\n", i, kernels[i]);
+  return s;
+}
+
+Result<std::vector<uint8_t>> build_shared_object(const std::vector<std::string> &kernels,
+                                                 const std::string &march, int jobs) {
+  TempDir dir;
+  if (dir.path.empty())
+    return Status::error(fmt::format("cannot create a temporary folder for the C compiler: {}",
+                                     std::strerror(errno)));
+  const char *env_cc = std::getenv("KILN_CC");
+  const std::string cc = env_cc && *env_cc ? env_cc : "cc";
+  const size_t parts = std::max<size_t>(1, std::min<size_t>(size_t(std::max(jobs, 1)),
+                                                            (kernels.size() + 7) / 8));
+  std::vector<std::string> objects;
+  std::vector<pid_t> pids;
+  const std::string log = (dir.path / "cc.log").string();
+  // Compile the parts concurrently, then link.
+  std::vector<std::vector<std::string>> commands;
+  for (size_t p = 0; p < parts; ++p) {
+    const size_t b = kernels.size() * p / parts, e = kernels.size() * (p + 1) / parts;
+    const auto src = dir.path / fmt::format("part{}.c", p);
+    const auto obj = dir.path / fmt::format("part{}.o", p);
+    std::ofstream(src, std::ios::binary) << c_translation_unit_part(kernels, b, e, p == 0);
+    commands.push_back({cc, "-std=gnu11", "-O2", "-march=" + march, "-fPIC", "-fwrapv",
+                        "-fno-math-errno", "-fvisibility=hidden", "-w", "-c", src.string(), "-o",
+                        obj.string()});
+    objects.push_back(obj.string());
+  }
+  // posix_spawn each compile, then wait for all.
+  std::vector<std::pair<pid_t, size_t>> running;
+  for (size_t p = 0; p < commands.size(); ++p) {
+    std::vector<char *> args;
+    for (std::string &a : commands[p]) args.push_back(a.data());
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid = 0;
+    const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+      for (auto &r : running) waitpid(r.first, nullptr, 0);
+      return Status::error(fmt::format("cannot run the C compiler '{}': {} (set KILN_CC to one)",
+                                       cc, std::strerror(rc)));
+    }
+    running.emplace_back(pid, p);
+  }
+  bool failed = false;
+  for (auto &r : running) {
+    int status = 0;
+    while (waitpid(r.first, &status, 0) < 0 && errno == EINTR) {
+    }
+    failed = failed || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+  }
+  if (failed)
+    return Status::error(fmt::format("the C compiler '{}' failed on the generated code:\n{}", cc,
+                                     read_text(log)));
+  const auto so = dir.path / "kernels.so";
+  std::vector<std::string> link = {cc, "-shared", "-o", so.string()};
+  link.insert(link.end(), objects.begin(), objects.end());
+  link.push_back("-lm");
+  KILN_ASSIGN(int rc, run_process(link, log));
+  if (rc != 0)
+    return Status::error(fmt::format("linking the generated code with '{}' failed:\n{}", cc,
+                                     read_text(log)));
+  const std::string bytes = read_text(so);
+  if (bytes.empty()) return Status::error("the C compiler produced an empty shared object");
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
+namespace {
+
+class CBackend final : public target::Backend {
+public:
+  explicit CBackend(const kir::TargetDesc &t) : target_(t) {}
+  std::string_view name() const override { return "c"; }
+  Result<target::Payload> serialize(const kir::Kernel &k, kir::Requirements *used) const override {
+    KILN_ASSIGN(std::string text, emit_c(k, target_, used));
+    return target::Payload(
+        target::NativePayload{"c-source", std::vector<uint8_t>(text.begin(), text.end())});
+  }
+  Result<std::optional<target::NativeLibrary>>
+  link(std::vector<target::Payload *> &payloads) const override {
+    std::vector<std::string> sources;
+    for (target::Payload *p : payloads) {
+      const auto *n = std::get_if<target::NativePayload>(p);
+      if (!n || n->format != "c-source")
+        return Status::error("the c backend links only kernels it serialised");
+      sources.emplace_back(n->bytes.begin(), n->bytes.end());
+    }
+    target::NativeLibrary lib;
+    lib.format = "elf-x86_64-so";
+    lib.isa = target_.cpu_isa;
+    lib.cpu_features = target_.cpu_features;
+    if (!sources.empty()) {
+      const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+      KILN_ASSIGN(lib.bytes, build_shared_object(sources, target_.cpu_isa,
+                                                 static_cast<int>(std::max(1L, cores))));
+    }
+    for (size_t i = 0; i < payloads.size(); ++i) {
+      const std::string sym = fmt::format("kiln_exe_{}", i);
+      *payloads[i] = target::NativePayload{"symbol", std::vector<uint8_t>(sym.begin(), sym.end())};
+    }
+    return std::optional<target::NativeLibrary>(std::move(lib));
+  }
+
+private:
+  kir::TargetDesc target_;
+};
+
+std::unique_ptr<target::Backend> create(const kir::TargetDesc &t) {
+  return std::make_unique<CBackend>(t);
+}
+
+} // namespace
+
+const target::BackendInfo &backend_info() {
+  static const target::BackendInfo info{"c", create};
+  return info;
+}
+
+} // namespace kiln::cgen

@@ -1,0 +1,825 @@
+// Kernel IR -> C (c.h says what the generated code looks like and why).
+#include "target/c/c.h"
+
+#include "kiln/artifact/cpu_abi.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace kiln::cgen {
+
+using namespace kir;
+
+namespace {
+
+// ---- types and literals ----------------------------------------------------------------------
+
+// The C spelling of a scalar type, and the short suffix of its helper functions.
+const char *c_type(ScalarType t) {
+  switch (t) {
+  case ScalarType::boolean: return "_Bool";
+  case ScalarType::i8: return "int8_t";
+  case ScalarType::u8: return "uint8_t";
+  case ScalarType::i16: return "int16_t";
+  case ScalarType::u16: return "uint16_t";
+  case ScalarType::i32: return "int32_t";
+  case ScalarType::u32: return "uint32_t";
+  case ScalarType::i64: return "int64_t";
+  case ScalarType::u64: return "uint64_t";
+  case ScalarType::f16: return "_Float16";
+  case ScalarType::f32: return "float";
+  case ScalarType::f64: return "double";
+  }
+  return "?";
+}
+
+const char *suffix(ScalarType t) {
+  switch (t) {
+  case ScalarType::boolean: return "b";
+  case ScalarType::i8: return "i8";
+  case ScalarType::u8: return "u8";
+  case ScalarType::i16: return "i16";
+  case ScalarType::u16: return "u16";
+  case ScalarType::i32: return "i32";
+  case ScalarType::u32: return "u32";
+  case ScalarType::i64: return "i64";
+  case ScalarType::u64: return "u64";
+  case ScalarType::f16: return "f16";
+  case ScalarType::f32: return "f32";
+  case ScalarType::f64: return "f64";
+  }
+  return "?";
+}
+
+// The element type a buffer or shared array stores (booleans as bytes).
+const char *storage_type(ScalarType t) {
+  return t == ScalarType::boolean ? "uint8_t" : c_type(t);
+}
+
+std::string value_type(const ValueType &t) {
+  if (t.lanes > 1) return fmt::format("kv_{}x{}", suffix(t.elem), int(t.lanes));
+  return c_type(t.elem);
+}
+
+std::string int_literal(ScalarType t, int64_t v) {
+  if (t == ScalarType::boolean) return v ? "((_Bool)1)" : "((_Bool)0)";
+  if (t == ScalarType::u64) return fmt::format("UINT64_C({})", static_cast<uint64_t>(v));
+  if (v == INT64_MIN) return "(-INT64_C(9223372036854775807) - 1)";
+  if (t == ScalarType::i64) return fmt::format("INT64_C({})", v);
+  if (v == INT32_MIN) return fmt::format("(({})(-2147483647 - 1))", c_type(t));
+  return fmt::format("(({}){}{})", c_type(t), v, is_unsigned_int(t) ? "u" : "");
+}
+
+std::string float_literal(ScalarType t, double v) {
+  const bool f32 = t != ScalarType::f64;
+  std::string s;
+  if (std::isnan(v))
+    s = f32 ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
+  else if (std::isinf(v))
+    s = std::string(v < 0 ? "(-" : "(") + (f32 ? "__builtin_inff())" : "__builtin_inf())");
+  else
+    s = f32 ? fmt::format("{:a}f", static_cast<double>(static_cast<float>(v)))
+            : fmt::format("{:a}", v);
+  if (t == ScalarType::f16) return "((_Float16)" + s + ")";
+  return "(" + s + ")";
+}
+
+// KIR names may be anything the text form allows; C identifiers get a prefix and an escape.
+std::string c_name(std::string_view prefix, std::string_view name) {
+  std::string out(prefix);
+  for (unsigned char ch : name) {
+    if (std::isalnum(ch)) out += static_cast<char>(ch);
+    else out += fmt::format("_{:02x}", ch);
+  }
+  return out;
+}
+
+// ---- analysis --------------------------------------------------------------------------------
+
+bool has_barrier(const Stmt &s) {
+  struct Finder : Visitor {
+    using Visitor::visit;
+    bool found = false;
+    void visit(const Barrier *) override { found = true; }
+  } f;
+  f.visit(s);
+  return f.found;
+}
+
+// Whether `e` may differ between the invocations of a workgroup: it reads an invocation id or
+// a per-invocation variable.
+bool varies(const Expr &e, const std::set<std::string> &per_invocation) {
+  struct Finder : Visitor {
+    using Visitor::visit;
+    const std::set<std::string> *names;
+    bool found = false;
+    void visit(const Builtin *b) override {
+      switch (b->builtin) {
+      case BuiltinKind::workgroup_id_x:
+      case BuiltinKind::workgroup_id_y:
+      case BuiltinKind::workgroup_id_z:
+      case BuiltinKind::subgroup_size:
+      case BuiltinKind::num_subgroups: return;
+      default: found = true;
+      }
+    }
+    void visit(const Var *v) override { found = found || names->count(v->name) > 0; }
+  } f;
+  f.names = &per_invocation;
+  f.visit(e);
+  return f.found;
+}
+
+// Nodes an expression may read from memory or that are cheap to repeat stay inline; others
+// used more than once in one statement are bound to a temporary (shared sub-expressions would
+// otherwise be written out once per use, exponentially in the worst case).
+bool reads_memory(const Expr &e) {
+  struct Finder : Visitor {
+    using Visitor::visit;
+    bool found = false;
+    void visit(const Load *) override { found = true; }
+    void visit(const LoadShared *) override { found = true; }
+    void visit(const VectorLoad *) override { found = true; }
+    void visit(const MatrixLoad *) override { found = true; }
+  } f;
+  f.visit(e);
+  return f.found;
+}
+
+bool trivial(const Expr &e) {
+  switch (e.kind()) {
+  case ExprKind::IntImm:
+  case ExprKind::FloatImm:
+  case ExprKind::Var:
+  case ExprKind::Builtin:
+  case ExprKind::PushConst: return true;
+  default: return false;
+  }
+}
+
+void count_uses(const Expr &e, std::unordered_map<const ExprNode *, int> &uses) {
+  struct Counter : Visitor {
+    using Visitor::visit;
+    std::unordered_map<const ExprNode *, int> *uses;
+    void visit(const Expr &x) override {
+      if (++(*uses)[x.get()] == 1) Visitor::visit(x);
+    }
+  } c;
+  c.uses = &uses;
+  c.visit(e);
+}
+
+// ---- the emitter -----------------------------------------------------------------------------
+
+class Emitter {
+public:
+  Emitter(const Kernel &k, Requirements *used) : k_(k), used_(used) {}
+
+  Result<std::string> run() {
+    wg_ = k_.workgroup_size[0] * k_.workgroup_size[1] * k_.workgroup_size[2];
+    line("__attribute__((visibility(\"default\"))) void KILN_FN(const kiln_cpu_dispatch *kiln_d, "
+         "uint32_t kiln_first, uint32_t kiln_last) {");
+    ++depth_;
+    for (size_t i = 0; i < k_.buffers.size(); ++i)
+      line(fmt::format("{0} *const b{1} = ({0} *)kiln_d->bindings[{1}];",
+                       storage_type(k_.buffers[i].elem), i));
+    line("const uint32_t *const pc = kiln_d->push; (void)pc;");
+    line("const uint32_t kiln_nx = kiln_d->groups[0], kiln_ny = kiln_d->groups[1];");
+    line("(void)kiln_nx; (void)kiln_ny;");
+    line("for (uint32_t kiln_w = kiln_first; kiln_w < kiln_last; ++kiln_w) {");
+    ++depth_;
+    line("const uint32_t wg_x = kiln_w % kiln_nx, wg_y = (kiln_w / kiln_nx) % kiln_ny, "
+         "wg_z = kiln_w / kiln_nx / kiln_ny;");
+    line("(void)wg_x; (void)wg_y; (void)wg_z;");
+    uint64_t shared_bytes = 0;
+    for (size_t i = 0; i < k_.shared.size(); ++i) {
+      const SharedArray &s = k_.shared[i];
+      line(fmt::format("{} s{}[{}] __attribute__((aligned(64)));", storage_type(s.elem), i,
+                       s.count));
+      shared_bytes += uint64_t(s.count) * uint64_t(storage_bytes(s.elem));
+    }
+    if (!has_barrier(k_.body)) {
+      KILN_TRY(invocations({k_.body}));
+    } else {
+      // The uniform level evaluates loop bounds, conditions and lets as invocation 0.
+      line("const uint32_t lx = 0, ly = 0, lz = 0, lid = 0; (void)lx; (void)ly; (void)lz; "
+           "(void)lid;");
+      KILN_TRY(uniform(k_.body));
+    }
+    --depth_;
+    line("}");
+    --depth_;
+    line("}");
+    if (used_) {
+      used_->shared_memory_bytes = static_cast<uint32_t>(shared_bytes);
+      used_->max_workgroup_invocations = wg_;
+    }
+    return std::move(out_);
+  }
+
+private:
+  const Kernel &k_;
+  Requirements *used_;
+  uint32_t wg_ = 1;
+  std::string out_;
+  int depth_ = 0;
+  int temps_ = 0;
+  std::set<std::string> per_invocation_; // privatised variables: name[lid]
+  // Per statement: hoisted sub-expressions and their use counts.
+  std::unordered_map<const ExprNode *, int> uses_;
+  std::unordered_map<const ExprNode *, std::string> hoisted_;
+  std::vector<std::string> pre_;
+
+  void line(const std::string &s) {
+    out_.append(static_cast<size_t>(depth_) * 2, ' ');
+    out_ += s;
+    out_ += '\n';
+  }
+  std::string temp() { return fmt::format("t{}", temps_++); }
+
+  Status unsupported(const std::string &what) const {
+    return Status::error(fmt::format("kernel '{}': the cpu target does not support {}", k_.name,
+                                     what));
+  }
+
+  // ---- statements with expressions: bind shared sub-expressions first ----
+  void begin_statement(std::initializer_list<const Expr *> exprs) {
+    uses_.clear();
+    hoisted_.clear();
+    pre_.clear();
+    for (const Expr *e : exprs)
+      if (e && e->defined()) count_uses(*e, uses_);
+  }
+  void flush_pre() {
+    for (const std::string &s : pre_) line(s);
+    pre_.clear();
+  }
+
+  // The loops over a workgroup's invocations around `stmts`.
+  Status invocations(const std::vector<Stmt> &stmts) {
+    const uint32_t *w = k_.workgroup_size;
+    int opened = 0;
+    if (w[2] > 1) {
+      line(fmt::format("for (uint32_t lz = 0; lz < {}u; ++lz) {{", w[2]));
+      ++depth_, ++opened;
+    } else {
+      line("{ const uint32_t lz = 0; (void)lz;");
+      ++depth_, ++opened;
+    }
+    if (w[1] > 1) {
+      line(fmt::format("for (uint32_t ly = 0; ly < {}u; ++ly) {{", w[1]));
+      ++depth_, ++opened;
+    } else {
+      line("{ const uint32_t ly = 0; (void)ly;");
+      ++depth_, ++opened;
+    }
+    if (w[0] > 1) {
+      line(fmt::format("for (uint32_t lx = 0; lx < {}u; ++lx) {{", w[0]));
+      ++depth_, ++opened;
+    } else {
+      line("{ const uint32_t lx = 0; (void)lx;");
+      ++depth_, ++opened;
+    }
+    line(fmt::format("const uint32_t lid = (lz * {}u + ly) * {}u + lx; (void)lid;", w[1], w[0]));
+    for (const Stmt &s : stmts) KILN_TRY(stmt(s));
+    while (opened--) {
+      --depth_;
+      line("}");
+    }
+    return Status::ok();
+  }
+
+  // A statement that contains a barrier, at the workgroup's uniform level.
+  Status uniform(const Stmt &s) {
+    if (!has_barrier(s)) return invocations({s});
+    switch (s.kind()) {
+    case StmtKind::Block: {
+      line("{");
+      ++depth_;
+      const std::set<std::string> saved = per_invocation_;
+      std::vector<Stmt> run;
+      auto flush = [&]() -> Status {
+        if (!run.empty()) KILN_TRY(invocations(run));
+        run.clear();
+        return Status::ok();
+      };
+      for (const Stmt &c : s.as<Block>()->stmts) {
+        if (c.kind() == StmtKind::Barrier) {
+          KILN_TRY(flush());
+        } else if (const auto *d = c.as<DeclareVar>()) {
+          // Lives across the rest of the block, barriers included: one per invocation.
+          const auto *v = d->var.as<Var>();
+          line(fmt::format("{} {}[{}];", value_type(d->var.value_type()), c_name("v_", v->name),
+                           wg_));
+          per_invocation_.insert(v->name);
+          run.push_back(assign(d->var, d->init));
+        } else if (has_barrier(c)) {
+          KILN_TRY(flush());
+          KILN_TRY(uniform(c));
+        } else {
+          run.push_back(c);
+        }
+      }
+      KILN_TRY(flush());
+      per_invocation_ = saved;
+      --depth_;
+      line("}");
+      return Status::ok();
+    }
+    case StmtKind::For: {
+      const auto *f = s.as<For>();
+      KILN_TRY(for_header(*f));
+      KILN_TRY(uniform(f->body));
+      --depth_;
+      line("}");
+      return Status::ok();
+    }
+    case StmtKind::If: {
+      const auto *i = s.as<If>();
+      begin_statement({&i->cond});
+      KILN_ASSIGN(std::string c, expr(i->cond));
+      flush_pre();
+      line(fmt::format("if ({}) {{", c));
+      ++depth_;
+      KILN_TRY(uniform(i->then_case));
+      --depth_;
+      if (i->else_case.defined()) {
+        line("} else {");
+        ++depth_;
+        KILN_TRY(uniform(i->else_case));
+        --depth_;
+      }
+      line("}");
+      return Status::ok();
+    }
+    case StmtKind::Let: {
+      const auto *l = s.as<Let>();
+      const auto *v = l->var.as<Var>();
+      const std::set<std::string> saved = per_invocation_;
+      line("{");
+      ++depth_;
+      if (!varies(l->value, per_invocation_)) {
+        begin_statement({&l->value});
+        KILN_ASSIGN(std::string val, expr(l->value));
+        flush_pre();
+        per_invocation_.erase(v->name);
+        line(fmt::format("const {} {} = {};", value_type(l->var.value_type()),
+                         c_name("v_", v->name), val));
+      } else {
+        line(fmt::format("{} {}[{}];", value_type(l->var.value_type()), c_name("v_", v->name),
+                         wg_));
+        per_invocation_.insert(v->name);
+        KILN_TRY(invocations({kir::assign(l->var, l->value)}));
+      }
+      KILN_TRY(uniform(l->body));
+      per_invocation_ = saved;
+      --depth_;
+      line("}");
+      return Status::ok();
+    }
+    default: return unsupported(fmt::format("a barrier inside {}", to_string(s.kind())));
+    }
+  }
+
+  Status for_header(const For &f) {
+    const auto *v = f.var.as<Var>();
+    begin_statement({&f.begin, &f.extent});
+    KILN_ASSIGN(std::string b, expr(f.begin));
+    KILN_ASSIGN(std::string e, expr(f.extent));
+    flush_pre();
+    const std::string name = c_name("v_", v->name), end = temp();
+    const char *t = c_type(f.var.type());
+    line(fmt::format("for ({0} {1} = {2}, {3} = ({0})({1} + {4}); {1} < {3}; ++{1}) {{", t, name,
+                     b, end, e));
+    per_invocation_.erase(v->name);
+    ++depth_;
+    return Status::ok();
+  }
+
+  // A statement inside the invocation loops.
+  Status stmt(const Stmt &s) {
+    switch (s.kind()) {
+    case StmtKind::Store: {
+      const auto *st = s.as<Store>();
+      begin_statement({&st->index, &st->value});
+      KILN_ASSIGN(std::string i, expr(st->index));
+      KILN_ASSIGN(std::string v, expr(st->value));
+      flush_pre();
+      if (k_.buffers[size_t(st->buffer)].elem == ScalarType::boolean) v = "(uint8_t)(" + v + ")";
+      line(fmt::format("b{}[{}] = {};", st->buffer, i, v));
+      return Status::ok();
+    }
+    case StmtKind::For: {
+      const auto *f = s.as<For>();
+      KILN_TRY(for_header(*f));
+      KILN_TRY(stmt(f->body));
+      --depth_;
+      line("}");
+      return Status::ok();
+    }
+    case StmtKind::If: {
+      const auto *i = s.as<If>();
+      begin_statement({&i->cond});
+      KILN_ASSIGN(std::string c, expr(i->cond));
+      flush_pre();
+      line(fmt::format("if ({}) {{", c));
+      ++depth_;
+      KILN_TRY(stmt(i->then_case));
+      --depth_;
+      if (i->else_case.defined()) {
+        line("} else {");
+        ++depth_;
+        KILN_TRY(stmt(i->else_case));
+        --depth_;
+      }
+      line("}");
+      return Status::ok();
+    }
+    case StmtKind::Let: {
+      const auto *l = s.as<Let>();
+      const auto *v = l->var.as<Var>();
+      begin_statement({&l->value});
+      KILN_ASSIGN(std::string val, expr(l->value));
+      line("{");
+      ++depth_;
+      flush_pre();
+      const bool was = per_invocation_.erase(v->name) > 0;
+      line(fmt::format("const {} {} = {};", value_type(l->var.value_type()),
+                       c_name("v_", v->name), val));
+      KILN_TRY(stmt(l->body));
+      if (was) per_invocation_.insert(v->name);
+      --depth_;
+      line("}");
+      return Status::ok();
+    }
+    case StmtKind::DeclareVar: {
+      const auto *d = s.as<DeclareVar>();
+      const auto *v = d->var.as<Var>();
+      begin_statement({&d->init});
+      KILN_ASSIGN(std::string val, expr(d->init));
+      flush_pre();
+      // Shadows a privatised variable of the same name for the rest of this block; the
+      // emitter's blocks are C blocks, so C scoping matches.
+      per_invocation_.erase(v->name);
+      line(fmt::format("{} {} = {};", value_type(d->var.value_type()), c_name("v_", v->name),
+                       val));
+      return Status::ok();
+    }
+    case StmtKind::Assign: {
+      const auto *a = s.as<Assign>();
+      begin_statement({&a->value});
+      KILN_ASSIGN(std::string val, expr(a->value));
+      flush_pre();
+      KILN_ASSIGN(std::string target, expr(a->var));
+      line(fmt::format("{} = {};", target, val));
+      return Status::ok();
+    }
+    case StmtKind::Block: {
+      line("{");
+      ++depth_;
+      const std::set<std::string> saved = per_invocation_;
+      for (const Stmt &c : s.as<Block>()->stmts) KILN_TRY(stmt(c));
+      per_invocation_ = saved;
+      --depth_;
+      line("}");
+      return Status::ok();
+    }
+    case StmtKind::Barrier:
+      return unsupported("a barrier outside the workgroup's uniform control flow");
+    case StmtKind::StoreShared: {
+      const auto *st = s.as<StoreShared>();
+      begin_statement({&st->index, &st->value});
+      KILN_ASSIGN(std::string i, expr(st->index));
+      KILN_ASSIGN(std::string v, expr(st->value));
+      flush_pre();
+      const ScalarType elem = k_.shared[size_t(st->array)].elem;
+      return store_lanes(fmt::format("s{}", st->array), elem, st->value.value_type(), i, v);
+    }
+    case StmtKind::VectorStore: {
+      const auto *st = s.as<VectorStore>();
+      begin_statement({&st->index, &st->value});
+      KILN_ASSIGN(std::string i, expr(st->index));
+      KILN_ASSIGN(std::string v, expr(st->value));
+      flush_pre();
+      return store_lanes(fmt::format("b{}", st->buffer), k_.buffers[size_t(st->buffer)].elem,
+                         st->value.value_type(), i, v);
+    }
+    case StmtKind::MatrixStore: return unsupported("cooperative matrices");
+    }
+    return Status::ok();
+  }
+
+  Status store_lanes(const std::string &array, ScalarType elem, const ValueType &t,
+                     const std::string &index, const std::string &value) {
+    const char *conv = elem == ScalarType::boolean ? "(uint8_t)" : "";
+    if (t.lanes == 1) {
+      line(fmt::format("{}[{}] = {}{};", array, index, conv, value));
+      return Status::ok();
+    }
+    const std::string v = temp(), i = temp();
+    line(fmt::format("{{ const {} {} = {}; const uint32_t {} = (uint32_t)({});",
+                     value_type(t), v, value, i, index));
+    for (int l = 0; l < t.lanes; ++l)
+      line(fmt::format("  {}[{} + {}u] = {}{}.v[{}];", array, i, l, conv, v, l));
+    line("}");
+    return Status::ok();
+  }
+
+  // ---- expressions ----
+  Result<std::string> expr(const Expr &e) {
+    auto it = hoisted_.find(e.get());
+    if (it != hoisted_.end()) return it->second;
+    KILN_ASSIGN(std::string text, node(e));
+    auto u = uses_.find(e.get());
+    if (u != uses_.end() && u->second > 1 && !trivial(e) && !e.is_matrix() && !reads_memory(e)) {
+      const std::string t = temp();
+      pre_.push_back(fmt::format("const {} {} = {};", value_type(e.value_type()), t, text));
+      hoisted_.emplace(e.get(), t);
+      return t;
+    }
+    return text;
+  }
+
+  // Applies `scalar` (which writes the operation on scalar operand texts) lane by lane when
+  // the result is a vector.
+  template <class F>
+  Result<std::string> lanewise(const ValueType &result, const std::vector<Expr> &operands,
+                               F scalar) {
+    std::vector<std::string> texts;
+    for (const Expr &o : operands) {
+      KILN_ASSIGN(std::string t, expr(o));
+      texts.push_back(std::move(t));
+    }
+    if (result.lanes == 1) {
+      bool any_vector = false;
+      for (const Expr &o : operands) any_vector = any_vector || o.is_vector();
+      if (!any_vector) {
+        std::vector<ScalarType> types;
+        for (const Expr &o : operands) types.push_back(o.type());
+        return scalar(texts, types);
+      }
+    }
+    std::string s = "({ ";
+    std::vector<std::string> names;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      names.push_back(temp());
+      s += fmt::format("const {} {} = {}; ", value_type(operands[i].value_type()), names.back(),
+                       texts[i]);
+    }
+    const std::string r = temp();
+    s += fmt::format("{} {}; ", value_type(result), r);
+    for (int l = 0; l < result.lanes; ++l) {
+      std::vector<std::string> lane;
+      std::vector<ScalarType> types;
+      for (size_t i = 0; i < operands.size(); ++i) {
+        lane.push_back(operands[i].is_vector() ? fmt::format("{}.v[{}]", names[i], l) : names[i]);
+        types.push_back(operands[i].type());
+      }
+      KILN_ASSIGN(std::string v, scalar(lane, types));
+      s += fmt::format("{}.v[{}] = {}; ", r, l, v);
+    }
+    return s + r + "; })";
+  }
+
+  static std::string binary_scalar(BinOp op, ScalarType t, const std::string &a,
+                                   const std::string &b) {
+    const char *T = c_type(t);
+    const char *S = suffix(t);
+    const bool fl = is_float(t);
+    switch (op) {
+    case BinOp::add: return fmt::format("(({})({} + {}))", T, a, b);
+    case BinOp::sub: return fmt::format("(({})({} - {}))", T, a, b);
+    case BinOp::mul: return fmt::format("(({})({} * {}))", T, a, b);
+    case BinOp::div:
+      return fl ? fmt::format("(({})({} / {}))", T, a, b)
+                : fmt::format("kiln_div_{}({}, {})", S, a, b);
+    case BinOp::mod: return fmt::format("kiln_mod_{}({}, {})", S, a, b);
+    case BinOp::min: return fmt::format("kiln_min_{}({}, {})", S, a, b);
+    case BinOp::max: return fmt::format("kiln_max_{}({}, {})", S, a, b);
+    case BinOp::pow: return fmt::format("kiln_pow_{}({}, {})", S, a, b);
+    case BinOp::bit_and: return fmt::format("(({})({} & {}))", T, a, b);
+    case BinOp::bit_or: return fmt::format("(({})({} | {}))", T, a, b);
+    case BinOp::bit_xor: return fmt::format("(({})({} ^ {}))", T, a, b);
+    case BinOp::shl: return fmt::format("kiln_shl_{}({}, {})", S, a, b);
+    case BinOp::shr: return fmt::format("kiln_shr_{}({}, {})", S, a, b);
+    }
+    return "?";
+  }
+
+  static const char *cmp_op(CmpOp op) {
+    switch (op) {
+    case CmpOp::eq: return "==";
+    case CmpOp::ne: return "!=";
+    case CmpOp::lt: return "<";
+    case CmpOp::le: return "<=";
+    case CmpOp::gt: return ">";
+    case CmpOp::ge: return ">=";
+    }
+    return "?";
+  }
+
+  Result<std::string> call_scalar(Intrinsic fn, ScalarType t, const std::vector<std::string> &a) {
+    const char *S = suffix(t);
+    switch (fn) {
+    case Intrinsic::isnan: return fmt::format("((_Bool)__builtin_isnan({}))", a[0]);
+    case Intrinsic::isinf: return fmt::format("((_Bool)__builtin_isinf({}))", a[0]);
+    case Intrinsic::abs: return fmt::format("kiln_abs_{}({})", S, a[0]);
+    case Intrinsic::sign: return fmt::format("kiln_sign_{}({})", S, a[0]);
+    case Intrinsic::div_exact: return fmt::format("(({})({} / {}))", c_type(t), a[0], a[1]);
+    case Intrinsic::fma:
+      return fmt::format("kiln_fma_{}({}, {}, {})", S, a[0], a[1], a[2]);
+    default: break;
+    }
+    return fmt::format("kiln_{}_{}({})", to_string(fn), S, a[0]);
+  }
+
+  Result<std::string> node(const Expr &e) {
+    switch (e.kind()) {
+    case ExprKind::IntImm: return int_literal(e.type(), e.as<IntImm>()->value);
+    case ExprKind::FloatImm: return float_literal(e.type(), e.as<FloatImm>()->value);
+    case ExprKind::Var: {
+      const auto *v = e.as<Var>();
+      const std::string n = c_name("v_", v->name);
+      return per_invocation_.count(v->name) ? n + "[lid]" : n;
+    }
+    case ExprKind::Binary: {
+      const auto *b = e.as<Binary>();
+      if (e.is_matrix()) return unsupported("cooperative matrices");
+      const BinOp op = b->op;
+      return lanewise(e.value_type(), {b->a, b->b},
+                      [op](const std::vector<std::string> &x, const std::vector<ScalarType> &t)
+                          -> Result<std::string> { return binary_scalar(op, t[0], x[0], x[1]); });
+    }
+    case ExprKind::Cmp: {
+      const auto *c = e.as<Cmp>();
+      const char *op = cmp_op(c->op);
+      return lanewise(e.value_type(), {c->a, c->b},
+                      [op](const std::vector<std::string> &x, const std::vector<ScalarType> &)
+                          -> Result<std::string> {
+                        return fmt::format("((_Bool)({} {} {}))", x[0], op, x[1]);
+                      });
+    }
+    case ExprKind::And: {
+      const auto *a = e.as<And>();
+      return lanewise(e.value_type(), {a->a, a->b},
+                      [](const std::vector<std::string> &x, const std::vector<ScalarType> &)
+                          -> Result<std::string> {
+                        return fmt::format("((_Bool)({} && {}))", x[0], x[1]);
+                      });
+    }
+    case ExprKind::Or: {
+      const auto *o = e.as<Or>();
+      return lanewise(e.value_type(), {o->a, o->b},
+                      [](const std::vector<std::string> &x, const std::vector<ScalarType> &)
+                          -> Result<std::string> {
+                        return fmt::format("((_Bool)({} || {}))", x[0], x[1]);
+                      });
+    }
+    case ExprKind::Not: {
+      const auto *n = e.as<Not>();
+      return lanewise(e.value_type(), {n->a},
+                      [](const std::vector<std::string> &x, const std::vector<ScalarType> &)
+                          -> Result<std::string> { return fmt::format("((_Bool)!{})", x[0]); });
+    }
+    case ExprKind::Select: {
+      const auto *s = e.as<Select>();
+      if (e.is_matrix()) return unsupported("cooperative matrices");
+      if (s->cond.is_scalar()) { // only the chosen side is evaluated: guarded loads stay safe
+        KILN_ASSIGN(std::string c, expr(s->cond));
+        KILN_ASSIGN(std::string t, expr(s->t));
+        KILN_ASSIGN(std::string f, expr(s->f));
+        return fmt::format("({} ? {} : {})", c, t, f);
+      }
+      return lanewise(e.value_type(), {s->cond, s->t, s->f},
+                      [](const std::vector<std::string> &x, const std::vector<ScalarType> &)
+                          -> Result<std::string> {
+                        return fmt::format("({} ? {} : {})", x[0], x[1], x[2]);
+                      });
+    }
+    case ExprKind::Cast: {
+      const auto *c = e.as<Cast>();
+      if (e.is_matrix()) return unsupported("cooperative matrices");
+      const ScalarType to = e.type();
+      return lanewise(e.value_type(), {c->value},
+                      [to](const std::vector<std::string> &x, const std::vector<ScalarType> &)
+                          -> Result<std::string> {
+                        if (to == ScalarType::boolean)
+                          return fmt::format("((_Bool)({} != 0))", x[0]);
+                        return fmt::format("(({}){})", c_type(to), x[0]);
+                      });
+    }
+    case ExprKind::Call: {
+      const auto *c = e.as<Call>();
+      const Intrinsic fn = c->fn;
+      return lanewise(e.value_type(), c->args,
+                      [this, fn](const std::vector<std::string> &x,
+                                 const std::vector<ScalarType> &t) {
+                        return call_scalar(fn, t[0], x);
+                      });
+    }
+    case ExprKind::Load: {
+      const auto *l = e.as<Load>();
+      KILN_ASSIGN(std::string i, expr(l->index));
+      if (k_.buffers[size_t(l->buffer)].elem == ScalarType::boolean)
+        return fmt::format("((_Bool)(b{}[{}] != 0))", l->buffer, i);
+      return fmt::format("b{}[{}]", l->buffer, i);
+    }
+    case ExprKind::Builtin: return builtin(e.as<Builtin>()->builtin);
+    case ExprKind::PushConst: return fmt::format("pc[{}]", e.as<PushConst>()->slot);
+    case ExprKind::LoadShared: {
+      const auto *l = e.as<LoadShared>();
+      KILN_ASSIGN(std::string i, expr(l->index));
+      return load_lanes(fmt::format("s{}", l->array), k_.shared[size_t(l->array)].elem,
+                        e.value_type(), i);
+    }
+    case ExprKind::VectorLoad: {
+      const auto *l = e.as<VectorLoad>();
+      KILN_ASSIGN(std::string i, expr(l->index));
+      return load_lanes(fmt::format("b{}", l->buffer), k_.buffers[size_t(l->buffer)].elem,
+                        e.value_type(), i);
+    }
+    case ExprKind::Broadcast: {
+      KILN_ASSIGN(std::string v, expr(e.as<Broadcast>()->value));
+      const std::string t = temp(), r = temp();
+      std::string s = fmt::format("({{ const {} {} = {}; {} {}; ", c_type(e.type()), t, v,
+                                  value_type(e.value_type()), r);
+      for (int l = 0; l < e.lanes(); ++l) s += fmt::format("{}.v[{}] = {}; ", r, l, t);
+      return s + r + "; })";
+    }
+    case ExprKind::ExtractLane: {
+      const auto *x = e.as<ExtractLane>();
+      KILN_ASSIGN(std::string v, expr(x->vector));
+      return fmt::format("({}).v[{}]", v, x->lane);
+    }
+    case ExprKind::MakeVector: {
+      std::string s = fmt::format("(({}){{ .v = {{", value_type(e.value_type()));
+      for (const Expr &x : e.as<MakeVector>()->elems) {
+        KILN_ASSIGN(std::string v, expr(x));
+        s += v + ", ";
+      }
+      return s + "} })";
+    }
+    // One invocation per subgroup: every combination is the value itself.
+    case ExprKind::SubgroupReduce: return expr(e.as<SubgroupReduce>()->value);
+    case ExprKind::SubgroupBroadcast: return expr(e.as<SubgroupBroadcast>()->value);
+    case ExprKind::SubgroupShuffle: return expr(e.as<SubgroupShuffle>()->value);
+    case ExprKind::MatrixLoad:
+    case ExprKind::MatrixMulAdd:
+    case ExprKind::MatrixFill:
+    case ExprKind::MatrixScale:
+    case ExprKind::MatrixLength: return unsupported("cooperative matrices");
+    }
+    return unsupported("an unknown node");
+  }
+
+  Result<std::string> load_lanes(const std::string &array, ScalarType elem, const ValueType &t,
+                                 const std::string &index) {
+    const bool boolean = elem == ScalarType::boolean;
+    if (t.lanes == 1)
+      return boolean ? fmt::format("((_Bool)({}[{}] != 0))", array, index)
+                     : fmt::format("{}[{}]", array, index);
+    const std::string i = temp(), r = temp();
+    std::string s = fmt::format("({{ const uint32_t {} = (uint32_t)({}); {} {}; ", i, index,
+                                value_type(t), r);
+    for (int l = 0; l < t.lanes; ++l)
+      s += boolean ? fmt::format("{}.v[{}] = ({}[{} + {}u] != 0); ", r, l, array, i, l)
+                   : fmt::format("{}.v[{}] = {}[{} + {}u]; ", r, l, array, i, l);
+    return s + r + "; })";
+  }
+
+  std::string builtin(BuiltinKind b) const {
+    const uint32_t *w = k_.workgroup_size;
+    switch (b) {
+    case BuiltinKind::global_id_x: return fmt::format("(wg_x * {}u + lx)", w[0]);
+    case BuiltinKind::global_id_y: return fmt::format("(wg_y * {}u + ly)", w[1]);
+    case BuiltinKind::global_id_z: return fmt::format("(wg_z * {}u + lz)", w[2]);
+    case BuiltinKind::local_id_x: return "lx";
+    case BuiltinKind::local_id_y: return "ly";
+    case BuiltinKind::local_id_z: return "lz";
+    case BuiltinKind::workgroup_id_x: return "wg_x";
+    case BuiltinKind::workgroup_id_y: return "wg_y";
+    case BuiltinKind::workgroup_id_z: return "wg_z";
+    case BuiltinKind::subgroup_size: return "1u";
+    case BuiltinKind::subgroup_invocation_id: return "0u";
+    case BuiltinKind::subgroup_id: return "lid";
+    case BuiltinKind::num_subgroups: return fmt::format("{}u", wg_);
+    }
+    return "0u";
+  }
+};
+
+} // namespace
+
+Result<std::string> emit_c(const Kernel &k, const TargetDesc &t, Requirements *used) {
+  (void)t;
+  if (used) *used = Requirements{};
+  Emitter e(k, used);
+  return e.run();
+}
+
+} // namespace kiln::cgen
