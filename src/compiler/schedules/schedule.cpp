@@ -74,13 +74,14 @@ struct ContractionRow {
 // 1000 product, split-K instead of one invocation per output). Lavapipe rows keep the register
 // block but skip staging (llvmpipe's shared memory is ordinary memory and its barriers switch
 // coroutines). Measured in bench/RESULTS.md.
-constexpr std::array<ContractionRow, 8> kContractionTable{{
+constexpr std::array<ContractionRow, 9> kContractionTable{{
     {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8, 4, 2}, 2},
     {"nvidia-tall", 32, 16384, 128, 512, 512, 64, Strategy::tiled, {128, 64, 16, 8, 8, 4, 1}, 1, 3},
     {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4, 4, 1}, 1},
     {"nvidia-small", 32, 16384, 64, 1, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4, 4, 2}},
     {"lavapipe-large", 8, 0, 64, 64, 64, 8, Strategy::registers, {64, 64, 1, 8, 8}},
     {"lavapipe", 8, 0, 64, 8, 8, 8, Strategy::registers, {32, 32, 1, 4, 4}},
+    {"cpu", 1, 0, 64, 4, 4, 4, Strategy::registers, {64, 64, 1, 4, 4}},
     {"portable-medium", 0, 8192, 128, 64, 64, 16, Strategy::tiled, {64, 32, 16, 4, 4}},
     {"portable-small", 0, 8192, 64, 16, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4}},
 }};

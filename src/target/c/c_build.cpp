@@ -172,7 +172,11 @@ Result<std::vector<uint8_t>> build_shared_object(const std::vector<std::string> 
     const size_t b = kernels.size() * p / parts, e = kernels.size() * (p + 1) / parts;
     const auto src = dir.path / fmt::format("part{}.c", p);
     const auto obj = dir.path / fmt::format("part{}.o", p);
-    std::ofstream(src, std::ios::binary) << c_translation_unit_part(kernels, b, e, p == 0);
+    const std::string text = c_translation_unit_part(kernels, b, e, p == 0);
+    std::ofstream(src, std::ios::binary) << text;
+    // KILN_SAVE_C=FOLDER keeps a copy of the generated sources (for reading them).
+    if (const char *keep = std::getenv("KILN_SAVE_C"); keep && *keep)
+      std::ofstream(std::filesystem::path(keep) / src.filename(), std::ios::binary) << text;
     commands.push_back({cc, "-std=gnu11", "-O2", "-march=" + march, "-fPIC", "-fwrapv",
                         "-fno-math-errno", "-fvisibility=hidden", "-w", "-c", src.string(), "-o",
                         obj.string()});
