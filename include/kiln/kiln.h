@@ -105,7 +105,7 @@ const char *kiln_driver_name(size_t index);
 
 /* What a device offers, as kiln sees it. Plain data: copy it freely. */
 typedef struct kiln_device_info {
-  char driver[16];             /* "null" or "vulkan" */
+  char driver[16];             /* "null", "vulkan" or "cpu" */
   char uri[32];                /* what kiln_device_open accepts for it, e.g. "vulkan:0" */
   char name[256];              /* e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" */
   char device_type[16];        /* "discrete", "integrated", "virtual", "cpu", "other" */

@@ -185,7 +185,7 @@ TEST(Compiler, UnknownBackendIsAnError) {
   auto r = compile_to_artifact(t.m, target, {});
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().message(), "target 'vulkan-lavapipe' needs backend 'ptx', which this "
-                                  "kiln lacks (backends: spirv)");
+                                  "kiln lacks (backends: spirv, c)");
 }
 
 TEST(Compiler, OutputThatIsAnInputOrConstantIsCopied) {

@@ -8,6 +8,7 @@
 #include "kiln/kiln.h"
 #include "kir/kir.h"
 #include "kir/target.h"
+#include "target/c/c.h"
 #include "target/spirv/spirv.h"
 #include "vulkan_device_fixture.h"
 
@@ -47,10 +48,12 @@ inline flatbuffers::Offset<kiln::fb::Requirements> requirements(flatbuffers::Fla
                                       r.max_workgroup_invocations, r.loop_iterations);
 }
 
-// The artifact for `k` (SPIR-V `spirv`) with buffers of the given sizes.
+// The artifact for `k` (SPIR-V `spirv`, or with `library` a native shared object whose
+// symbol kiln_exe_0 is the kernel) with buffers of the given sizes.
 inline Bytes make_artifact(const kiln::kir::Kernel &k, const std::vector<uint32_t> &spirv,
                            const kiln::kir::Requirements &req, const std::vector<size_t> &sizes,
-                           const Launch &launch) {
+                           const Launch &launch, const std::vector<uint8_t> *library = nullptr,
+                           const kiln::kir::TargetDesc *cpu = nullptr) {
   using namespace kiln::fb;
   flatbuffers::FlatBufferBuilder b;
   std::vector<flatbuffers::Offset<TensorSig>> ins, outs;
@@ -71,10 +74,26 @@ inline Bytes make_artifact(const kiln::kir::Kernel &k, const std::vector<uint32_
   std::vector<flatbuffers::Offset<CommandEntry>> cmds{
       CreateCommandEntry(b, Command::Dispatch, dispatch.Union())};
   std::vector<uint32_t> wgs(k.workgroup_size, k.workgroup_size + 3);
-  auto code = CreateSpirvCodeDirect(b, &spirv).Union();
+  flatbuffers::Offset<void> code;
+  ExecutableCode kind = ExecutableCode::SpirvCode;
+  flatbuffers::Offset<NativeLibrary> lib;
+  if (library) {
+    const std::string sym = "kiln_exe_0";
+    std::vector<uint8_t> sym_bytes(sym.begin(), sym.end());
+    code = CreateNativeCodeDirect(b, "symbol", &sym_bytes).Union();
+    kind = ExecutableCode::NativeCode;
+    std::vector<flatbuffers::Offset<flatbuffers::String>> feats;
+    for (const std::string &f : cpu->cpu_features) feats.push_back(b.CreateString(f));
+    b.ForceVectorAlignment(library->size(), 1, 16);
+    auto bytes = b.CreateVector(*library);
+    lib = CreateNativeLibrary(b, b.CreateString("elf-x86_64-so"), b.CreateString(cpu->cpu_isa),
+                              b.CreateVector(feats), bytes);
+  } else {
+    code = CreateSpirvCodeDirect(b, &spirv).Union();
+  }
   std::vector<flatbuffers::Offset<Executable>> exes{CreateExecutableDirect(
       b, k.name.c_str(), "main", &wgs, static_cast<uint32_t>(k.buffers.size()),
-      k.push_constant_count * 4, requirements(b, req), ExecutableCode::SpirvCode, code)};
+      k.push_constant_count * 4, requirements(b, req), kind, code)};
   std::vector<uint8_t> data(64, 0);
   b.ForceVectorAlignment(data.size(), 1, 64);
   auto data_vec = b.CreateVector(data);
@@ -82,7 +101,7 @@ inline Bytes make_artifact(const kiln::kir::Kernel &k, const std::vector<uint32_
   auto model = CreateModel(b, KILN_ARTIFACT_SCHEMA_VERSION, b.CreateString("kir_run_test"),
                            b.CreateString("vulkan"), b.CreateVector(ins), b.CreateVector(outs),
                            b.CreateVector(consts), data_vec, b.CreateVector(exes),
-                           b.CreateVector(cmds), 0);
+                           b.CreateVector(cmds), 0, lib);
   FinishModelBuffer(b, model);
   Bytes bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   kiln::artifact::seal_artifact(&bytes);
@@ -102,11 +121,20 @@ inline std::string run(kiln_device *device, const kiln::kir::Kernel &k,
                        const kiln::kir::TargetDesc &target, std::vector<Bytes> *buffers,
                        const Launch &launch) {
   kiln::kir::Requirements req;
-  auto spirv = kiln::spirv::emit_spirv(k, target, &req);
-  if (!spirv.is_ok()) return "emit: " + spirv.status().message();
   std::vector<size_t> sizes;
   for (const Bytes &b : *buffers) sizes.push_back(b.size());
-  Bytes artifact = make_artifact(k, spirv.value(), req, sizes, launch);
+  Bytes artifact;
+  if (target.backend == "c") {
+    auto text = kiln::cgen::emit_c(k, target, &req);
+    if (!text.is_ok()) return "emit: " + text.status().message();
+    auto so = kiln::cgen::build_shared_object({text.value()}, target.cpu_isa, 1);
+    if (!so.is_ok()) return "cc: " + so.status().message();
+    artifact = make_artifact(k, {}, req, sizes, launch, &so.value(), &target);
+  } else {
+    auto spirv = kiln::spirv::emit_spirv(k, target, &req);
+    if (!spirv.is_ok()) return "emit: " + spirv.status().message();
+    artifact = make_artifact(k, spirv.value(), req, sizes, launch);
+  }
   kiln_module *m = nullptr;
   if (std::string e = take(kiln_module_load_memory(device, artifact.data(), artifact.size(), &m));
       !e.empty())
@@ -128,6 +156,7 @@ inline std::string run(kiln_device *device, const kiln::kir::Kernel &k,
 class DeviceTest : public kiln_test::VulkanDeviceTest {
 protected:
   const kiln::kir::TargetDesc &target() const {
+    if (std::string(info_.driver) == "cpu") return *kiln::kir::find_target("cpu");
     return *kiln::kir::find_target(info_.cooperative_matrix ? "vulkan-nvidia" : "vulkan-lavapipe");
   }
 };

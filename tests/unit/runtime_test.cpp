@@ -45,10 +45,11 @@ TEST(RuntimeStatus, NullIsOk) {
 }
 
 TEST(RuntimeDevices, DriversAndUris) {
-  ASSERT_EQ(kiln_driver_count(), 2u);
+  ASSERT_EQ(kiln_driver_count(), 3u);
   EXPECT_STREQ(kiln_driver_name(0), "null");
   EXPECT_STREQ(kiln_driver_name(1), "vulkan");
-  EXPECT_EQ(kiln_driver_name(2), nullptr);
+  EXPECT_STREQ(kiln_driver_name(2), "cpu");
+  EXPECT_EQ(kiln_driver_name(3), nullptr);
   size_t n = 0;
   EXPECT_OK(kiln_device_count("null", &n));
   EXPECT_EQ(n, 1u);
@@ -60,7 +61,7 @@ TEST(RuntimeDevices, DriversAndUris) {
   EXPECT_STREQ(info.uri, "null:0");
   EXPECT_STATUS(kiln_device_describe("null:1", &info), "NOT_FOUND", "has 1 device");
   EXPECT_STATUS(kiln_device_describe("null:x", &info), "INVALID_ARGUMENT", "not a device index");
-  EXPECT_STATUS(kiln_device_describe("metal", &info), "NOT_FOUND", "drivers are null, vulkan");
+  EXPECT_STATUS(kiln_device_describe("metal", &info), "NOT_FOUND", "drivers are null, vulkan, cpu");
   EXPECT_STATUS(kiln_device_describe(nullptr, &info), "INVALID_ARGUMENT", "uri is NULL");
   EXPECT_STATUS(kiln_device_describe("null", nullptr), "INVALID_ARGUMENT", "out_info");
   size_t total = 0;

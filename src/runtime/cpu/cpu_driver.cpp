@@ -151,6 +151,12 @@ Status describe(size_t index, kiln_device_info *info) {
   set_info_strings(info, "cpu", 0, name);
   std::snprintf(info->device_type, sizeof info->device_type, "%s", "cpu");
   info->max_storage_buffer_range = uint64_t(1) << 31;
+  info->subgroup_size = 1; // subgroups of one invocation (target/c/c.h)
+  info->shared_memory_bytes = 65536;
+  info->max_workgroup_invocations = 1024;
+  info->float16 = info->float64 = info->int8 = info->int16 = info->int64 = 1;
+  info->storage8 = info->storage16 = 1;
+  info->timestamps = 1;
   return {};
 }
 

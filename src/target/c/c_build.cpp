@@ -245,15 +245,14 @@ public:
         return Status::error("the c backend links only kernels it serialised");
       sources.emplace_back(n->bytes.begin(), n->bytes.end());
     }
+    if (sources.empty()) return std::optional<target::NativeLibrary>(); // nothing to run
     target::NativeLibrary lib;
     lib.format = "elf-x86_64-so";
     lib.isa = target_.cpu_isa;
     lib.cpu_features = target_.cpu_features;
-    if (!sources.empty()) {
-      const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-      KILN_ASSIGN(lib.bytes, build_shared_object(sources, target_.cpu_isa,
-                                                 static_cast<int>(std::max(1L, cores))));
-    }
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    KILN_ASSIGN(lib.bytes, build_shared_object(sources, target_.cpu_isa,
+                                               static_cast<int>(std::max(1L, cores))));
     for (size_t i = 0; i < payloads.size(); ++i) {
       const std::string sym = fmt::format("kiln_exe_{}", i);
       *payloads[i] = target::NativePayload{"symbol", std::vector<uint8_t>(sym.begin(), sym.end())};
