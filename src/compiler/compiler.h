@@ -58,6 +58,7 @@ struct CompileStats {
   int naive_contractions = 0;
   int tiled_contractions = 0;
   int register_contractions = 0;
+  int matrix_contractions = 0;
   int split_k_contractions = 0; // tiled contractions among them run as split-K
   // Row reductions (softmax, normalisation, reduce) per strategy; the split path of long rows
   // is not counted.

@@ -1,5 +1,7 @@
 #include "kir/target.h"
 
+#include "kiln/artifact/cpu_features.h"
+
 namespace kiln::kir {
 namespace {
 
@@ -69,7 +71,7 @@ TargetDesc make_nvidia() {
 // The CPU targets (C backend, runtime driver "cpu"): every scalar type, workgroups of up to
 // 1024 invocations run one after another by one thread, subgroups of one invocation (every
 // subgroup operation is then the identity), no cooperative matrices.
-TargetDesc make_cpu(const char *name, const char *isa, bool avx512) {
+TargetDesc make_cpu(const char *name, int level) {
   TargetDesc t;
   t.name = name;
   t.backend = "c";
@@ -84,25 +86,32 @@ TargetDesc make_cpu(const char *name, const char *isa, bool avx512) {
   t.min_storage_buffer_offset_alignment = 64;
   t.float16 = t.float64 = t.int8 = t.int16 = t.int64 = t.storage8 = t.storage16 = true;
   t.subgroup_operations = 0xff;
-  t.cpu_isa = isa;
-  t.cpu_features = {"sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "avx",  "avx2",
-                    "bmi",  "bmi2",  "fma",    "f16c",   "movbe",  "lzcnt"};
-  if (avx512)
+  t.cpu_isa = "x86-64-v" + std::to_string(level);
+  // The features of each x86-64 microarchitecture level (psABI), as __builtin_cpu_supports
+  // names them.
+  t.cpu_features = {"sse3", "ssse3", "sse4.1", "sse4.2", "popcnt"};
+  if (level >= 3)
+    for (const char *f : {"avx", "avx2", "bmi", "bmi2", "fma", "f16c", "movbe", "lzcnt"})
+      t.cpu_features.emplace_back(f);
+  if (level >= 4)
     for (const char *f : {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"})
       t.cpu_features.emplace_back(f);
   return t;
 }
 
-// "cpu": the best preset this machine runs.
+// "cpu": the highest level this machine runs.
 TargetDesc make_cpu_host() {
-  bool v4 = false;
-#if defined(__x86_64__) && defined(__GNUC__)
-  __builtin_cpu_init();
-  v4 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-       __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
-       __builtin_cpu_supports("avx512vl");
+  int level = 2;
+#if defined(__x86_64__)
+  const TargetDesc v3 = make_cpu("", 3), v4 = make_cpu("", 4);
+  auto has_all = [](const TargetDesc &t) {
+    for (const std::string &f : t.cpu_features)
+      if (!artifact::host_cpu_supports(f)) return false;
+    return true;
+  };
+  level = has_all(v4) ? 4 : has_all(v3) ? 3 : 2;
 #endif
-  return v4 ? make_cpu("cpu", "x86-64-v4", true) : make_cpu("cpu", "x86-64-v3", false);
+  return make_cpu("cpu", level);
 }
 
 const std::vector<TargetDesc> &presets() {
@@ -110,8 +119,9 @@ const std::vector<TargetDesc> &presets() {
                                               make_lavapipe(),
                                               make_nvidia(),
                                               make_cpu_host(),
-                                              make_cpu("cpu-x86-64-v3", "x86-64-v3", false),
-                                              make_cpu("cpu-x86-64-v4", "x86-64-v4", true)};
+                                              make_cpu("cpu-x86-64-v2", 2),
+                                              make_cpu("cpu-x86-64-v3", 3),
+                                              make_cpu("cpu-x86-64-v4", 4)};
   return all;
 }
 

@@ -81,9 +81,9 @@ struct Requirements {
 };
 
 // Named presets: "vulkan" (portable baseline: int8/int16/int64 and 8/16-bit storage, no
-// f16/f64 arithmetic), "vulkan-lavapipe", "vulkan-nvidia"; "cpu-x86-64-v3" (AVX2 + FMA),
-// "cpu-x86-64-v4" (AVX-512) and "cpu" (the best of those this machine runs, else
-// "cpu-x86-64-v3" named "cpu" off x86). nullptr for an unknown name.
+// f16/f64 arithmetic), "vulkan-lavapipe", "vulkan-nvidia"; "cpu-x86-64-v2" (SSE4.2),
+// "cpu-x86-64-v3" (AVX2 + FMA), "cpu-x86-64-v4" (AVX-512) and "cpu" (the highest of those
+// this machine runs, "cpu-x86-64-v2" off x86). nullptr for an unknown name.
 const TargetDesc *find_target(std::string_view name);
 std::vector<std::string> target_names();
 

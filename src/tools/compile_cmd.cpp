@@ -122,6 +122,7 @@ Status compile(const CompileArgs &a) {
                         {"contractions", {{"naive", stats.naive_contractions},
                                           {"tiled", stats.tiled_contractions},
                                           {"registers", stats.register_contractions},
+                                          {"matrix", stats.matrix_contractions},
                                           {"split_k", stats.split_k_contractions}}},
                         {"row_reductions", {{"naive", stats.naive_row_reductions},
                                             {"workgroup_rows", stats.workgroup_row_reductions}}},
@@ -247,7 +248,9 @@ void add_compile_commands(CLI::App &app) {
   auto *cmd = app.add_subcommand("compile", "Compile a model into a .kiln artifact");
   cmd->add_option("model", c->model, "model file (.onnx, or StableHLO text .mlir)")->required();
   cmd->add_option("-o,--output", c->out, "artifact to write (.kiln)")->required();
-  cmd->add_option("--target", c->target, "vulkan, vulkan-lavapipe, vulkan-nvidia, cpu, cpu-x86-64-v3 or cpu-x86-64-v4");
+  cmd->add_option("--target", c->target,
+                  "vulkan, vulkan-lavapipe, vulkan-nvidia, cpu, cpu-x86-64-v2, cpu-x86-64-v3 or "
+                  "cpu-x86-64-v4");
   cmd->add_option("--stats", c->stats, "write compile statistics as JSON");
   add_schedule_option(cmd, &c->schedule);
   cmd->add_option("--contraction", c->contraction,

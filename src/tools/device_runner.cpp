@@ -6,6 +6,8 @@
 #include "passes/pass.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
@@ -113,8 +115,27 @@ Result<std::unique_ptr<DeviceRunner>> DeviceRunner::open(const std::string &uri)
 
 DeviceRunner::~DeviceRunner() { kiln_device_release(device_); }
 
+Status DeviceRunner::time_calls(const std::function<Status()> &call) {
+  std::vector<double> ms;
+  for (int i = 0; i < timed_calls_; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    KILN_TRY(call());
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                     .count());
+  }
+  if (!ms.empty()) {
+    std::sort(ms.begin(), ms.end());
+    timed_ms_ = ms[ms.size() / 2];
+  }
+  return Status::ok();
+}
+
 Result<std::vector<Tensor>> DeviceRunner::run(Module &m, std::vector<Tensor> inputs) {
-  if (is_reference()) return execute(*m.main(), std::move(inputs));
+  if (is_reference()) {
+    KILN_ASSIGN(auto outs, execute(*m.main(), inputs));
+    KILN_TRY(time_calls([&]() -> Status { return execute(*m.main(), inputs).status(); }));
+    return outs;
+  }
   KILN_TRY(specialize_inputs(m, inputs));
   KILN_ASSIGN(auto artifact, compile_module(m, target_, options_));
   return run_artifact(artifact, inputs);
@@ -169,6 +190,10 @@ Result<std::vector<Tensor>> DeviceRunner::run_artifact(const std::vector<uint8_t
                          static_cast<uint32_t>(outs[i].rank()), outs[i].shape().data(),
                          outs[i].raw_mut(), outs[i].nbytes()};
   KILN_TRY(from_runtime(kiln_module_run(mod.m, in.data(), in.size(), out.data(), out.size()), "run"));
+  KILN_TRY(time_calls([&] {
+    return from_runtime(kiln_module_run(mod.m, in.data(), in.size(), out.data(), out.size()),
+                        "run");
+  }));
   return outs;
 }
 

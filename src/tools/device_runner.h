@@ -6,6 +6,7 @@
 #include "compiler/compiler.h"
 #include "ir/graph.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,11 @@ public:
   // Options of the in-process compilation run() does (e.g. `--schedule naive`).
   void set_compile_options(const CompileOptions &o) { options_ = o; }
   const CompileOptions &compile_options() const { return options_; }
+  // With n > 0, run() and run_artifact() time n more calls after the first one (on cpu-ref:
+  // the executor; on a runtime device: kiln_module_run of the loaded module) and keep the
+  // median in timed_ms().
+  void set_timed_calls(int n) { timed_calls_ = n; }
+  double timed_ms() const { return timed_ms_; }
   ~DeviceRunner();
 
   bool is_reference() const { return device_ == nullptr; }
@@ -43,9 +49,13 @@ public:
   Result<Signature> artifact_signature(const std::vector<uint8_t> &artifact);
 
 private:
+  Status time_calls(const std::function<Status()> &call);
+
   kiln_device *device_ = nullptr;
   std::string target_;
   CompileOptions options_;
+  int timed_calls_ = 0;
+  double timed_ms_ = 0;
 };
 
 // Compiles `m` for a target preset, as `kiln compile` does (constants are folded first, which

@@ -84,6 +84,7 @@ struct RunArgs {
   std::string model, device = "cpu-ref", output_dir;
   std::vector<std::string> inputs, golden;
   int top = 0;
+  int time = 0; // --time N
   double rtol = 1e-4, atol = 1e-5;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   compiler::RowReductionSchedule row_reduction;
@@ -108,6 +109,7 @@ Status run(const RunArgs &a) {
   opts.window_override = a.window;
   opts.parallel_override = a.parallel;
   runner->set_compile_options(opts);
+  runner->set_timed_calls(a.time);
   std::map<std::string, Tensor> given;
   for (const auto &s : a.inputs) {
     std::string name, file;
@@ -171,6 +173,9 @@ Status run(const RunArgs &a) {
     KILN_ASSIGN(outputs, runner->run(*module, inputs));
   }
 
+  if (a.time > 0)
+    fmt::print("time: {:.3f} ms per call on {} (median of {} calls after the first)\n",
+               runner->timed_ms(), a.device, a.time);
   if (!a.output_dir.empty()) fs::create_directories(a.output_dir);
   std::map<std::string, std::string> golden;
   for (const auto &s : a.golden) {
@@ -224,6 +229,9 @@ void add_run_command(CLI::App &app) {
   cmd->add_option("--rtol", a->rtol, "relative tolerance for --golden");
   cmd->add_option("--atol", a->atol, "absolute tolerance for --golden");
   cmd->add_option("--top", a->top, "print the top-K entries of each output");
+  cmd->add_option("--time", a->time,
+                  "time N more calls after the first and print the median (runtime devices: "
+                  "the loaded artifact's run calls; cpu-ref: the reference executor)");
   cmd->callback([a] {
     Status st = run(*a);
     if (!st) {

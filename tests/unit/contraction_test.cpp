@@ -45,6 +45,7 @@ int count_of(const CompileStats &s, Strategy st) {
   case Strategy::naive: return s.naive_contractions;
   case Strategy::tiled: return s.tiled_contractions;
   case Strategy::registers: return s.register_contractions;
+  case Strategy::matrix: return s.matrix_contractions;
   }
   return -1;
 }

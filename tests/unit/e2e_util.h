@@ -33,6 +33,26 @@ inline kiln_device *vulkan_device() {
   return dev;
 }
 
+// The cpu driver's device shared by the end-to-end tests of cpu targets.
+inline kiln_device *cpu_device() {
+  static kiln_device *dev = [] {
+    kiln_device *d = nullptr;
+    kiln_status s = kiln_device_open("cpu", &d);
+    if (s) {
+      ADD_FAILURE() << kiln_status_message(s);
+      kiln_status_free(s);
+      return static_cast<kiln_device *>(nullptr);
+    }
+    return d;
+  }();
+  return dev;
+}
+
+// The device a target's artifacts run on: the cpu driver for the C backend, else Vulkan.
+inline kiln_device *device_for(const kir::TargetDesc &target) {
+  return target.backend == "c" ? cpu_device() : vulkan_device();
+}
+
 inline Tensor random_tensor(const TensorType &t, std::mt19937 &rng) {
   Tensor x(t.dtype, t.dims);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
@@ -57,7 +77,7 @@ inline Result<std::vector<Tensor>> run_on_vulkan(const Module &m,
     kiln_status_free(s);
     return e;
   };
-  KILN_TRY(check(kiln_module_load_memory(vulkan_device(), bytes.data(), bytes.size(), &mod)));
+  KILN_TRY(check(kiln_module_load_memory(device_for(target), bytes.data(), bytes.size(), &mod)));
   std::vector<kiln_tensor> ins, outs;
   for (const Tensor &t : inputs)
     ins.push_back({static_cast<kiln_dtype>(t.dtype()), static_cast<uint32_t>(t.rank()),
@@ -79,7 +99,7 @@ inline void expect_matches_reference(const Module &m, std::vector<Tensor> inputs
                                      const kir::TargetDesc &target = lavapipe(),
                                      const CompileOptions &opts = {},
                                      CompileStats *stats = nullptr) {
-  if (!vulkan_device()) GTEST_SKIP() << "no Vulkan device";
+  if (!device_for(target)) GTEST_SKIP() << "no device for target " << target.name;
   std::mt19937 rng(7);
   const Graph &g = m.main()->body;
   for (size_t i = inputs.size(); i < g.params.size(); ++i)

@@ -163,7 +163,8 @@ TEST(Window, MustNotFire) {
   test::expect_matches_reference(t.m, {}, 1e-5, 1e-5, test::lavapipe(), forced, &st);
   EXPECT_EQ(st.window_rows_windows, 0);
   EXPECT_EQ(st.naive_windows, 2);
-  EXPECT_EQ(st.naive_contractions + st.register_contractions + st.tiled_contractions, 2);
+  EXPECT_EQ(st.naive_contractions + st.register_contractions + st.tiled_contractions +
+                st.matrix_contractions, 2);
 }
 
 TEST(WindowTable, PicksByTargetAndShape) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace kiln::compiler {
 
@@ -178,6 +179,72 @@ Result<Stmt> registers_body(const ContractionDef &d, const TileConfig &t, const 
   body.push_back(loop);
   KILN_ASSIGN(Stmt st, store_block(d, t, l, acc));
   body.push_back(st);
+  return block(std::move(body));
+}
+
+// `matrix`: the workgroup is one invocation (one subgroup). Per tk step it stages the A slice
+// (tm x tk) and the B slice (tk x tn) in shared memory, zero outside the operands, and
+// multiplies them into a tm x tn accumulator matrix; the accumulator goes through shared
+// memory to the guarded stores. The k coordinates are decomposed once per k, not per element.
+Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfig &t,
+                         const Layout &l) {
+  const ScalarType f = d.acc;
+  const auto tm = static_cast<uint32_t>(t.tm), tn = static_cast<uint32_t>(t.tn),
+             tk = static_cast<uint32_t>(t.tk);
+  SharedVar sa = g.kernel().add_shared("a_tile", f, tm * tk);
+  SharedVar sb = g.kernel().add_shared("b_tile", f, tk * tn);
+  SharedVar sc = g.kernel().add_shared("c_tile", f, tm * tn);
+  const ValueType ta = ValueType::coop_matrix(f, tm, tk, MatrixUse::a);
+  const ValueType tb = ValueType::coop_matrix(f, tk, tn, MatrixUse::b);
+  const ValueType tc = ValueType::coop_matrix(f, tm, tn, MatrixUse::accumulator);
+  const Expr acc = var("acc", tc), kt = var("kt", ScalarType::i32);
+  const Expr kk = var("kk", ScalarType::i32), i = var("i", ScalarType::i32),
+             j = var("j", ScalarType::i32), k = var("k", ScalarType::i32);
+  const int64_t K = d.K(), steps = (K + t.tk - 1) / t.tk;
+
+  // The k coordinates of k = kt * tk + kk, bound once; `use` builds the statement over them.
+  auto with_k = [&](const std::function<Stmt(const std::vector<Expr> &, const Expr &)> &use) {
+    std::vector<Expr> ks;
+    for (size_t r = 0; r < d.kdims.size(); ++r)
+      ks.push_back(var(fmt::format("k{}", r), ScalarType::i32));
+    const Expr inside_k = K % t.tk == 0 ? Expr() : k < i32(K);
+    Stmt body = use(ks, inside_k);
+    const std::vector<Expr> cs = coords_of(K % t.tk == 0 ? k : min(k, i32(K - 1)), d.kdims);
+    for (size_t r = ks.size(); r-- > 0;) body = let(ks[r], cs[r], body);
+    return let(k, kt * t.tk + kk, body);
+  };
+  Stmt stage_a = with_k([&](const std::vector<Expr> &ks, const Expr &inside_k) {
+    const Expr m = clamp_to(l.m0 + i, d.M, t.tm);
+    Expr ok = inside_k;
+    if (d.M % t.tm != 0) ok = ok.defined() ? logical_and(ok, l.m0 + i < d.M) : l.m0 + i < d.M;
+    return for_loop(i, i32(0), i32(t.tm),
+                    store_shared(sa, i * t.tk + kk, read(d.a, d.a_at(l.z, m, ks), ok, f)));
+  });
+  Stmt stage_b = with_k([&](const std::vector<Expr> &ks, const Expr &inside_k) {
+    const Expr n = clamp_to(l.n0 + j, d.N, t.tn);
+    Expr ok = inside_k;
+    if (d.N % t.tn != 0) ok = ok.defined() ? logical_and(ok, l.n0 + j < d.N) : l.n0 + j < d.N;
+    return for_loop(j, i32(0), i32(t.tn),
+                    store_shared(sb, kk * t.tn + j, read(d.b, d.b_at(l.z, ks, n), ok, f)));
+  });
+  std::vector<Stmt> step{for_loop(kk, i32(0), i32(t.tk), stage_a),
+                         for_loop(kk, i32(0), i32(t.tk), stage_b),
+                         assign(acc, matrix_mul_add(
+                                         matrix_load(ta, sa, i32(0), i32(t.tk), MatrixLayout::row_major),
+                                         matrix_load(tb, sb, i32(0), i32(t.tn), MatrixLayout::row_major),
+                                         acc))};
+  std::vector<Stmt> body{declare_var(acc, matrix_fill(tc, make_const(f, 0))),
+                         for_loop(kt, i32(0), i32(steps), block(std::move(step))),
+                         matrix_store(sc, i32(0), i32(t.tn), MatrixLayout::row_major, acc)};
+  // The epilogue: every in-bounds element through the definition's store.
+  const Expr m = var("om", ScalarType::i32), n = var("on", ScalarType::i32);
+  KILN_ASSIGN(Stmt st, d.store(l.z, m, n, load_shared(sc, i * t.tn + j)));
+  Expr inb;
+  if (d.M % t.tm != 0) inb = m < d.M;
+  if (d.N % t.tn != 0) inb = inb.defined() ? logical_and(inb, n < d.N) : n < d.N;
+  if (inb.defined()) st = if_then(inb, st);
+  st = let(m, l.m0 + i, let(n, l.n0 + j, st));
+  body.push_back(for_loop(i, i32(0), i32(t.tm), for_loop(j, i32(0), i32(t.tn), st)));
   return block(std::move(body));
 }
 
@@ -439,6 +506,18 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
     }
   }
   if (s.split_k > 1 && (s.strategy != Strategy::tiled || !d.a_value || !d.b_value)) s.split_k = 1;
+  if (s.strategy == Strategy::matrix) {
+    // Matrices of one invocation per subgroup and f32 (what the C backend multiplies); other
+    // targets and accumulators keep a register block.
+    if (c.target().subgroup_size != 1 || d.acc != kir::ScalarType::f32) {
+      s.strategy = Strategy::registers;
+      s.tile = TileConfig{64, 64, 1, 4, 4};
+      s.reason += " (matrix needs f32 and one invocation per subgroup: registers)";
+    } else {
+      s.tile.rm = s.tile.tm;
+      s.tile.rn = s.tile.tn;
+    }
+  }
   for (uint64_t n : grid_of(d, s.tile, s.split_k))
     if (n > static_cast<uint64_t>(kMaxGroups)) {
       s.strategy = Strategy::naive;
@@ -454,8 +533,9 @@ Status emit_contraction(GridKernel &g, const ContractionDef &d, const Contractio
   KILN_ASSERT(t.tm % t.rm == 0 && t.tn % t.rn == 0, "contraction tile not a multiple of its block");
   if (s.split_k > 1) return emit_split_k(g, d, s);
   const Layout l = make_layout(t, false, s.strategy == Strategy::tiled);
-  Result<Stmt> body = s.strategy == Strategy::tiled ? tiled_body(g, d, t, l, 0)
-                                                    : registers_body(d, t, l);
+  Result<Stmt> body = s.strategy == Strategy::tiled    ? tiled_body(g, d, t, l, 0)
+                      : s.strategy == Strategy::matrix ? matrix_body(g, d, t, l)
+                                                       : registers_body(d, t, l);
   if (!body) return body.status();
   const auto grid = grid_of(d, t, 1);
   g.kernel().name += fmt::format("_{}{}x{}", to_string(s.strategy), t.tm, t.tn);

@@ -174,7 +174,7 @@ private:
   std::unordered_multimap<uint64_t, uint32_t> exe_of_hash_;
   std::vector<kir::Kernel> kernel_of_exe_;
   int kernels_emitted_ = 0;
-  std::array<int, 3> strategy_count_{};
+  std::array<int, 4> strategy_count_{}; // by Strategy
   int split_k_count_ = 0;
   std::array<int, 2> row_count_{};
   std::array<int, 2> window_count_{};

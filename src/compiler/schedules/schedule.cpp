@@ -32,6 +32,7 @@ const char *to_string(Strategy s) {
   case Strategy::naive: return "naive";
   case Strategy::tiled: return "tiled";
   case Strategy::registers: return "registers";
+  case Strategy::matrix: return "matrix";
   }
   return "?";
 }
@@ -73,7 +74,9 @@ struct ContractionRow {
 // one run). The small row takes M down to 1 (resnet50's classifier at batch 1, a 1 x 2048 x
 // 1000 product, split-K instead of one invocation per output). Lavapipe rows keep the register
 // block but skip staging (llvmpipe's shared memory is ordinary memory and its barriers switch
-// coroutines). Measured in bench/RESULTS.md.
+// coroutines). The cpu row (one invocation per subgroup: the C backend) stages 64x32 and
+// 32x64 slices and multiplies them as f32 matrices with the prelude's register-blocked
+// microkernel (c_build.cpp), 64x64 accumulators per workgroup. Measured in bench/RESULTS.md.
 constexpr std::array<ContractionRow, 9> kContractionTable{{
     {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8, 4, 2}, 2},
     {"nvidia-tall", 32, 16384, 128, 512, 512, 64, Strategy::tiled, {128, 64, 16, 8, 8, 4, 1}, 1, 3},
@@ -81,7 +84,7 @@ constexpr std::array<ContractionRow, 9> kContractionTable{{
     {"nvidia-small", 32, 16384, 64, 1, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4, 4, 2}},
     {"lavapipe-large", 8, 0, 64, 64, 64, 8, Strategy::registers, {64, 64, 1, 8, 8}},
     {"lavapipe", 8, 0, 64, 8, 8, 8, Strategy::registers, {32, 32, 1, 4, 4}},
-    {"cpu", 1, 0, 64, 4, 4, 4, Strategy::registers, {64, 64, 1, 4, 4}},
+    {"cpu", 1, 0, 1, 1, 1, 1, Strategy::matrix, {64, 64, 32, 64, 64}},
     {"portable-medium", 0, 8192, 128, 64, 64, 16, Strategy::tiled, {64, 32, 16, 4, 4}},
     {"portable-small", 0, 8192, 64, 16, 16, 8, Strategy::tiled, {32, 32, 16, 4, 4}},
 }};
@@ -215,6 +218,7 @@ bool parse_contraction_override(std::string_view spec, ContractionSchedule *out)
   r.split_k = split;
   if (std::string_view(name) == "tiled") r.strategy = Strategy::tiled;
   else if (std::string_view(name) == "registers") r.strategy = Strategy::registers;
+  else if (std::string_view(name) == "matrix") r.strategy = Strategy::matrix;
   else return false;
   if (split > 1 && r.strategy != Strategy::tiled) return false; // split-K is a tiled variant
   if (t.tm <= 0 || t.tn <= 0 || t.tk <= 0 || t.rm <= 0 || t.rn <= 0 || t.tm % t.rm != 0 ||

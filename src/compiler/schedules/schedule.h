@@ -22,6 +22,8 @@ enum class Strategy {
   naive,     // one invocation per output element, serial loop over the reduction
   tiled,     // workgroup tile staged through shared memory, register block per invocation
   registers, // register block per invocation read straight from global memory (no staging)
+  matrix,    // one invocation per workgroup: tk-deep slices of the tile staged, multiplied as
+             // cooperative matrices (targets with one invocation per subgroup: the C backend)
 };
 const char *to_string(Strategy s);
 

@@ -13,6 +13,7 @@
 //   threads, and each dispatch finishes before the next command starts, so barriers need no
 //   work. Timers are steady-clock readings.
 #include "kiln/artifact/cpu_abi.h"
+#include "kiln/artifact/cpu_features.h"
 #include "runtime/cpu/cpu_pool.h"
 #include "runtime/driver.h"
 
@@ -39,28 +40,12 @@ namespace {
 
 // ---- CPU features ----------------------------------------------------------------------------
 
-bool detected(const std::string &f) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  __builtin_cpu_init();
-#define KILN_FEATURE(name)                                                                     \
-  if (f == name) return __builtin_cpu_supports(name);
-  KILN_FEATURE("sse3") KILN_FEATURE("ssse3") KILN_FEATURE("sse4.1") KILN_FEATURE("sse4.2")
-  KILN_FEATURE("popcnt") KILN_FEATURE("avx") KILN_FEATURE("avx2") KILN_FEATURE("bmi")
-  KILN_FEATURE("bmi2") KILN_FEATURE("fma") KILN_FEATURE("f16c") KILN_FEATURE("movbe")
-  KILN_FEATURE("lzcnt") KILN_FEATURE("avx512f") KILN_FEATURE("avx512bw")
-  KILN_FEATURE("avx512cd") KILN_FEATURE("avx512dq") KILN_FEATURE("avx512vl")
-  KILN_FEATURE("avx512vnni") KILN_FEATURE("avx512bf16")
-#undef KILN_FEATURE
-#endif
-  return false; // unknown to this runtime: treated as missing
-}
-
 bool cpu_has(const std::string &f) {
   if (const char *o = std::getenv("KILN_CPU_FEATURES")) {
     std::string list = std::string(",") + o + ",";
     return list.find("," + f + ",") != std::string::npos;
   }
-  return detected(f);
+  return artifact::host_cpu_supports(f);
 }
 
 unsigned default_threads() {
@@ -75,10 +60,16 @@ unsigned default_threads() {
 
 // ---- states ----------------------------------------------------------------------------------
 
+// A loaded native library and the memfd it was loaded from. The descriptor stays open while
+// the library is loaded: glibc's dlopen matches an already-loaded object by the name it was
+// opened under, so a second library loaded through a reused /proc/self/fd/N path would get the
+// first one's handle.
 struct Library {
   void *handle = nullptr;
+  int fd = -1;
   ~Library() {
     if (handle) dlclose(handle);
+    if (fd >= 0) ::close(fd);
   }
 };
 
@@ -228,15 +219,15 @@ Status load_library(const uint8_t *bytes, size_t size, std::shared_ptr<Library> 
   fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
   char path[64];
   std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  ::close(fd); // the mapping keeps the file alive
-  if (!h) {
+  auto lib = std::make_shared<Library>();
+  lib->fd = fd;
+  lib->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib->handle) {
     const char *why = dlerror();
     return error(KILN_INVALID_ARTIFACT, "cannot load the artifact's native library: ",
                  why ? why : "dlopen failed");
   }
-  auto lib = std::make_shared<Library>();
-  lib->handle = h;
+  void *h = lib->handle;
   const auto *version = static_cast<const int *>(dlsym(h, "kiln_cpu_abi_version"));
   if (!version || *version != KILN_CPU_ABI_VERSION)
     return error(KILN_INVALID_ARTIFACT, "the artifact's native library has calling convention ",

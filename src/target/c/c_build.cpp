@@ -88,6 +88,92 @@ KILN_UNSIGNED(uint64_t, u64, 64)
   static inline T kiln_pow_##S(T a, T b) { return (T)pow##F((C)a, (C)b); } \
   static inline T kiln_fma_##S(T a, T b, T c) { return (T)fma##F((C)a, (C)b, (C)c); }
 KILN_FLOAT(float, f32, float, f) KILN_FLOAT(double, f64, double, ) KILN_FLOAT(_Float16, f16, float, f)
+
+/* Cooperative matrices of f32 (one invocation per subgroup: a matrix is an array the
+   invocation owns, row-major). The sizes are constants at every call, so after inlining each
+   loop below has fixed bounds. kiln_mma_f32: c[M x N] += a[M x K] * b[K x N], a and b row-major
+   with leading dimensions lda and ldb, register-blocked for the vector width of the ISA level
+   the object is compiled for: KILN_RB rows x KILN_NV vectors of accumulators, one b row of
+   KILN_NV vectors and one broadcast a element per k step. */
+#if defined(__AVX512F__)
+#define KILN_VW 16
+#define KILN_NV 4
+#elif defined(__AVX2__)
+#define KILN_VW 8
+#define KILN_NV 2
+#else
+#define KILN_VW 4
+#define KILN_NV 2
+#endif
+#define KILN_RB 4
+typedef float kiln_vf __attribute__((vector_size(KILN_VW * 4), aligned(4)));
+
+static inline __attribute__((always_inline)) void kiln_mma_rows(
+    float *restrict c, int ldc, const float *restrict a, uint32_t lda, const float *restrict b,
+    uint32_t ldb, const int rows, const int nv, const int K) {
+  kiln_vf acc[KILN_RB][KILN_NV];
+  #pragma GCC unroll 4
+  for (int r = 0; r < rows; ++r)
+    #pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) acc[r][v] = *(const kiln_vf *)&c[r * ldc + v * KILN_VW];
+  for (int k = 0; k < K; ++k) {
+    kiln_vf bv[KILN_NV];
+    #pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) bv[v] = *(const kiln_vf *)&b[(uint32_t)k * ldb + v * KILN_VW];
+    #pragma GCC unroll 4
+    for (int r = 0; r < rows; ++r) {
+      const float ar = a[(uint32_t)r * lda + (uint32_t)k];
+      #pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) acc[r][v] += ar * bv[v];
+    }
+  }
+  #pragma GCC unroll 4
+  for (int r = 0; r < rows; ++r)
+    #pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) *(kiln_vf *)&c[r * ldc + v * KILN_VW] = acc[r][v];
+}
+
+static inline __attribute__((always_inline)) void kiln_mma_f32(
+    float *restrict c, const float *restrict a, uint32_t lda, const float *restrict b,
+    uint32_t ldb, const int M, const int N, const int K) {
+  const int cb = KILN_VW * KILN_NV, nfull = N / cb * cb, nvec = N / KILN_VW * KILN_VW;
+  for (int i = 0; i < M; i += KILN_RB) {
+    const int rows = M - i < KILN_RB ? M - i : KILN_RB;
+    const float *ai = a + (uint32_t)i * lda;
+    float *ci = c + i * N;
+    if (rows == KILN_RB) {
+      for (int j = 0; j < nfull; j += cb) kiln_mma_rows(ci + j, N, ai, lda, b + j, ldb, KILN_RB, KILN_NV, K);
+      for (int j = nfull; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, lda, b + j, ldb, KILN_RB, 1, K);
+    } else {
+      for (int j = 0; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, lda, b + j, ldb, rows, 1, K);
+    }
+    for (int r = 0; r < rows; ++r)
+      for (int j = nvec; j < N; ++j) {
+        float s = ci[r * N + j];
+        for (int k = 0; k < K; ++k) s += ai[(uint32_t)r * lda + (uint32_t)k] * b[(uint32_t)k * ldb + (uint32_t)j];
+        ci[r * N + j] = s;
+      }
+  }
+}
+
+/* Matrix load / store between an R x C matrix (row-major array m) and memory at p: element
+   (r, c) at p[r * stride + c] (row-major) or p[c * stride + r] (column-major). */
+static inline __attribute__((always_inline)) void kiln_mload_f32(
+    float *restrict m, const float *restrict p, uint32_t stride, const int R, const int C,
+    const int col_major) {
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c)
+      m[r * C + c] = col_major ? p[(uint32_t)c * stride + (uint32_t)r] : p[(uint32_t)r * stride + (uint32_t)c];
+}
+static inline __attribute__((always_inline)) void kiln_mstore_f32(
+    float *restrict p, uint32_t stride, const float *restrict m, const int R, const int C,
+    const int col_major) {
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) {
+      if (col_major) p[(uint32_t)c * stride + (uint32_t)r] = m[r * C + c];
+      else p[(uint32_t)r * stride + (uint32_t)c] = m[r * C + c];
+    }
+}
 )";
 
 // Runs argv[0] (looked up in PATH) with `argv`, stdout and stderr to `log`; its exit status.

@@ -62,6 +62,7 @@ const char *storage_type(ScalarType t) {
 }
 
 std::string value_type(const ValueType &t) {
+  if (t.is_matrix()) return fmt::format("kv_m_{}_{}x{}", suffix(t.elem), t.matrix.rows, t.matrix.cols);
   if (t.lanes > 1) return fmt::format("kv_{}x{}", suffix(t.elem), int(t.lanes));
   return c_type(t.elem);
 }
@@ -219,7 +220,13 @@ public:
       used_->shared_memory_bytes = static_cast<uint32_t>(shared_bytes);
       used_->max_workgroup_invocations = wg_;
     }
-    return std::move(out_);
+    // The matrix types the kernel uses, defined once per translation unit.
+    std::string types;
+    for (const std::string &m : matrix_types_)
+      types += fmt::format("#ifndef KILN_DEFINED_{0}\n#define KILN_DEFINED_{0}\ntypedef struct "
+                           "{{ float v[{1}] __attribute__((aligned(64))); }} {0};\n#endif\n",
+                           m, matrix_elems_.at(m));
+    return types + out_;
   }
 
 private:
@@ -234,6 +241,8 @@ private:
   std::unordered_map<const ExprNode *, int> uses_;
   std::unordered_map<const ExprNode *, std::string> hoisted_;
   std::vector<std::string> pre_;
+  std::set<std::string> matrix_types_;            // C names of the matrix types used
+  std::map<std::string, uint32_t> matrix_elems_; // and their element counts
 
   void line(const std::string &s) {
     out_.append(static_cast<size_t>(depth_) * 2, ' ');
@@ -472,6 +481,10 @@ private:
     }
     case StmtKind::Assign: {
       const auto *a = s.as<Assign>();
+      if (a->value.is_matrix()) {
+        KILN_ASSIGN(bool done, multiply_add_in_place(*a));
+        if (done) return Status::ok();
+      }
       begin_statement({&a->value});
       KILN_ASSIGN(std::string val, expr(a->value));
       flush_pre();
@@ -509,9 +522,92 @@ private:
       return store_lanes(fmt::format("b{}", st->buffer), k_.buffers[size_t(st->buffer)].elem,
                          st->value.value_type(), i, v);
     }
-    case StmtKind::MatrixStore: return unsupported("cooperative matrices");
+    case StmtKind::MatrixStore: {
+      const auto *st = s.as<MatrixStore>();
+      KILN_ASSIGN(std::string array, matrix_memory(st->space, st->target));
+      begin_statement({&st->offset, &st->stride, &st->value});
+      KILN_ASSIGN(std::string off, expr(st->offset));
+      KILN_ASSIGN(std::string stride, expr(st->stride));
+      KILN_ASSIGN(std::string v, expr(st->value));
+      flush_pre();
+      const MatrixShape &m = st->value.value_type().matrix;
+      const std::string t = temp();
+      line(fmt::format("{{ const {} {} = {}; kiln_mstore_f32(&{}[(uint32_t)({})], (uint32_t)({}), "
+                       "{}.v, {}, {}, {}); }}",
+                       value_type(st->value.value_type()), t, v, array, off, stride, t, m.rows,
+                       m.cols, st->layout == MatrixLayout::col_major ? 1 : 0));
+      return Status::ok();
+    }
     }
     return Status::ok();
+  }
+
+  // ---- cooperative matrices: f32 arrays the (only) invocation of the subgroup owns ----
+  Status note_matrix(const ValueType &t) {
+    if (t.elem != ScalarType::f32)
+      return unsupported(fmt::format("cooperative matrices of {}", to_string(t.elem)));
+    const std::string name = value_type(t);
+    matrix_types_.insert(name);
+    matrix_elems_[name] = t.matrix.rows * t.matrix.cols;
+    return Status::ok();
+  }
+
+  // The C array behind a matrix load or store (buffers and shared arrays of f32).
+  Result<std::string> matrix_memory(MemSpace space, int target) {
+    const ScalarType elem = space == MemSpace::buffer ? k_.buffers[size_t(target)].elem
+                                                      : k_.shared[size_t(target)].elem;
+    if (elem != ScalarType::f32)
+      return unsupported(fmt::format("cooperative-matrix access to {} memory", to_string(elem)));
+    return fmt::format("{}{}", space == MemSpace::buffer ? "b" : "s", target);
+  }
+
+  // A row-major matrix load as (pointer, stride) for the multiply-add fast path; empty when
+  // `e` is not one.
+  Result<std::pair<std::string, std::string>> row_major_operand(const Expr &e) {
+    const auto *l = e.as<MatrixLoad>();
+    if (!l || l->layout != MatrixLayout::row_major) return std::pair<std::string, std::string>{};
+    KILN_ASSIGN(std::string array, matrix_memory(l->space, l->target));
+    KILN_ASSIGN(std::string off, expr(l->offset));
+    KILN_ASSIGN(std::string stride, expr(l->stride));
+    return std::pair{fmt::format("&{}[(uint32_t)({})]", array, off),
+                     fmt::format("(uint32_t)({})", stride)};
+  }
+
+  // `acc = a * b + acc` with a and b row-major loads: multiplied in place from memory, no
+  // copies. False when the statement has another form.
+  Result<bool> multiply_add_in_place(const Assign &a) {
+    const auto *mma = a.value.as<MatrixMulAdd>();
+    const auto *acc = mma ? mma->c.as<Var>() : nullptr;
+    if (!acc || acc->name != a.var.as<Var>()->name) return false;
+    begin_statement({&mma->a, &mma->b});
+    KILN_ASSIGN(auto pa, row_major_operand(mma->a));
+    KILN_ASSIGN(auto pb, row_major_operand(mma->b));
+    if (pa.first.empty() || pb.first.empty()) return false;
+    KILN_TRY(note_matrix(mma->a.value_type()));
+    KILN_TRY(note_matrix(mma->b.value_type()));
+    KILN_ASSIGN(std::string c, expr(a.var));
+    flush_pre();
+    const MatrixShape &ma = mma->a.value_type().matrix, &mc = a.var.value_type().matrix;
+    line(fmt::format("kiln_mma_f32({}.v, {}, {}, {}, {}, {}, {}, {});", c, pa.first, pa.second,
+                     pb.first, pb.second, mc.rows, mc.cols, ma.cols));
+    return true;
+  }
+
+  // Elementwise on matrices of one shape: `body` computes r.v[i] from x.v[i] (and y.v[i]).
+  std::string matrix_map(const ValueType &t, const std::string &x, const std::string &y,
+                         const std::string &body) {
+    const std::string tx = temp(), ty = temp(), r = temp(), i = temp();
+    std::string s = fmt::format("({{ const {0} {1} = {2}; ", value_type(t), tx, x);
+    if (!y.empty()) s += fmt::format("const {} {} = {}; ", value_type(t), ty, y);
+    s += fmt::format("{0} {1}; for (uint32_t {2} = 0; {2} < {3}u; ++{2}) {1}.v[{2}] = ", value_type(t),
+                     r, i, t.matrix.rows * t.matrix.cols);
+    std::string b = body;
+    for (auto [from, to] : {std::pair<std::string, std::string>{"X", tx + ".v[" + i + "]"},
+                            {"Y", ty + ".v[" + i + "]"}}) {
+      for (size_t p = b.find(from); p != std::string::npos; p = b.find(from, p + to.size()))
+        b.replace(p, from.size(), to);
+    }
+    return s + b + "; " + r + "; })";
   }
 
   Status store_lanes(const std::string &array, ScalarType elem, const ValueType &t,
@@ -532,6 +628,7 @@ private:
 
   // ---- expressions ----
   Result<std::string> expr(const Expr &e) {
+    if (e.is_matrix()) KILN_TRY(note_matrix(e.value_type()));
     auto it = hoisted_.find(e.get());
     if (it != hoisted_.end()) return it->second;
     KILN_ASSIGN(std::string text, node(e));
@@ -649,7 +746,17 @@ private:
     }
     case ExprKind::Binary: {
       const auto *b = e.as<Binary>();
-      if (e.is_matrix()) return unsupported("cooperative matrices");
+      if (e.is_matrix()) {
+        const char *op = b->op == BinOp::add   ? "+"
+                         : b->op == BinOp::sub ? "-"
+                         : b->op == BinOp::mul ? "*"
+                         : b->op == BinOp::div ? "/"
+                                               : nullptr;
+        if (!op) return unsupported(fmt::format("{} on cooperative matrices", to_string(b->op)));
+        KILN_ASSIGN(std::string x, expr(b->a));
+        KILN_ASSIGN(std::string y, expr(b->b));
+        return matrix_map(e.value_type(), x, y, fmt::format("X {} Y", op));
+      }
       const BinOp op = b->op;
       return lanewise(e.value_type(), {b->a, b->b},
                       [op](const std::vector<std::string> &x, const std::vector<ScalarType> &t)
@@ -703,7 +810,7 @@ private:
     }
     case ExprKind::Cast: {
       const auto *c = e.as<Cast>();
-      if (e.is_matrix()) return unsupported("cooperative matrices");
+      if (e.is_matrix()) return expr(c->value); // f32 -> f32: the only matrix component type
       const ScalarType to = e.type();
       return lanewise(e.value_type(), {c->value},
                       [to](const std::vector<std::string> &x, const std::vector<ScalarType> &)
@@ -768,11 +875,50 @@ private:
     case ExprKind::SubgroupReduce: return expr(e.as<SubgroupReduce>()->value);
     case ExprKind::SubgroupBroadcast: return expr(e.as<SubgroupBroadcast>()->value);
     case ExprKind::SubgroupShuffle: return expr(e.as<SubgroupShuffle>()->value);
-    case ExprKind::MatrixLoad:
-    case ExprKind::MatrixMulAdd:
-    case ExprKind::MatrixFill:
-    case ExprKind::MatrixScale:
-    case ExprKind::MatrixLength: return unsupported("cooperative matrices");
+    case ExprKind::MatrixLoad: {
+      const auto *l = e.as<MatrixLoad>();
+      KILN_ASSIGN(std::string array, matrix_memory(l->space, l->target));
+      KILN_ASSIGN(std::string off, expr(l->offset));
+      KILN_ASSIGN(std::string stride, expr(l->stride));
+      const MatrixShape &m = e.value_type().matrix;
+      const std::string r = temp();
+      return fmt::format("({{ {0} {1}; kiln_mload_f32({1}.v, &{2}[(uint32_t)({3})], "
+                         "(uint32_t)({4}), {5}, {6}, {7}); {1}; }})",
+                         value_type(e.value_type()), r, array, off, stride, m.rows, m.cols,
+                         l->layout == MatrixLayout::col_major ? 1 : 0);
+    }
+    case ExprKind::MatrixMulAdd: {
+      const auto *m = e.as<MatrixMulAdd>();
+      KILN_ASSIGN(std::string a, expr(m->a));
+      KILN_ASSIGN(std::string b, expr(m->b));
+      KILN_ASSIGN(std::string c, expr(m->c));
+      const MatrixShape &ma = m->a.value_type().matrix, &mc = e.value_type().matrix;
+      const std::string ta = temp(), tb = temp(), r = temp();
+      return fmt::format("({{ const {0} {1} = {2}; const {3} {4} = {5}; {6} {7} = {8}; "
+                         "kiln_mma_f32({7}.v, {1}.v, {9}, {4}.v, {10}, {11}, {10}, {9}); {7}; }})",
+                         value_type(m->a.value_type()), ta, a, value_type(m->b.value_type()), tb,
+                         b, value_type(e.value_type()), r, c, ma.cols, mc.cols, mc.rows);
+    }
+    case ExprKind::MatrixFill: {
+      KILN_ASSIGN(std::string v, expr(e.as<MatrixFill>()->value));
+      const std::string t = temp(), r = temp(), i = temp();
+      return fmt::format("({{ const float {0} = {1}; {2} {3}; for (uint32_t {4} = 0; {4} < {5}u; "
+                         "++{4}) {3}.v[{4}] = {0}; {3}; }})",
+                         t, v, value_type(e.value_type()), r, i,
+                         e.value_type().matrix.rows * e.value_type().matrix.cols);
+    }
+    case ExprKind::MatrixScale: {
+      const auto *m = e.as<MatrixScale>();
+      KILN_ASSIGN(std::string x, expr(m->value));
+      KILN_ASSIGN(std::string f, expr(m->scale));
+      const std::string t = temp();
+      pre_.push_back(fmt::format("const float {} = {};", t, f));
+      return matrix_map(e.value_type(), x, "", "X * " + t);
+    }
+    case ExprKind::MatrixLength: {
+      const ValueType &of = e.as<MatrixLength>()->of;
+      return fmt::format("{}u", of.matrix.rows * of.matrix.cols);
+    }
     }
     return unsupported("an unknown node");
   }

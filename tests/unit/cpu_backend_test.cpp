@@ -1,0 +1,129 @@
+// The C backend and the cpu runtime driver end to end: graph-IR modules compiled for the "cpu"
+// target (kernel IR -> C -> one shared object in the artifact), run by the cpu driver and
+// compared with the reference executor; artifacts held at once keep their own code; code for
+// an instruction set the CPU lacks is refused at load.
+#include "e2e_util.h"
+#include "test_module.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace kiln::test {
+namespace {
+
+const kir::TargetDesc &cpu() { return *kir::find_target("cpu"); }
+
+TEST(CpuBackend, ContractionsMatchTheReference) {
+  TestModule t;
+  // Unaligned sizes: the register-tiled contraction's edges are guarded.
+  Value *a = t.param(DType::f32, {2, 67, 45}, "a");
+  Value *b = t.param(DType::f32, {2, 45, 70}, "b");
+  Value *x = t.param(DType::f32, {2, 4, 9, 8}, "x");
+  Value *w = t.param(DType::f32, {6, 2, 3, 2}, "w");
+  Value *bias = t.param(DType::f32, {6}, "bias");
+  Value *mm = t.op("kiln.relu", {t.op("kiln.matmul", {a, b})});
+  Value *c = t.op("kiln.conv", {x, w, bias},
+                  {{"group", int64_t(2)}, {"pads", std::vector<int64_t>{1, 0, 2, 1}},
+                   {"strides", std::vector<int64_t>{2, 1}},
+                   {"dilations", std::vector<int64_t>{1, 2}}});
+  t.g->results = {mm, c};
+  expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu());
+}
+
+TEST(CpuBackend, ReductionsPoolsAndElementwiseMatchTheReference) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {2, 3, 9, 8}, "x");
+  Value *y = t.param(DType::f32, {8}, "y");
+  t.g->results = {
+      t.op("kiln.softmax", {x}, {{"kind", std::string("softmax")}, {"axis", int64_t(-1)}}),
+      t.op("kiln.reduce", {x, t.b.i64s({1, 3})},
+           {{"kind", std::string("log_sum_exp")}, {"keepdims", int64_t(1)}}),
+      t.op("kiln.max_pool", {x}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                  {"strides", std::vector<int64_t>{2, 2}},
+                                  {"pads", std::vector<int64_t>{1, 1, 1, 1}}}),
+      t.op("kiln.sigmoid", {t.op("kiln.mul", {x, y})}),
+      t.op("kiln.cast", {t.op("kiln.greater", {x, y})}, {{"to", DType::i32}})};
+  expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu());
+}
+
+std::vector<uint8_t> compile_unary(const char *op, const kir::TargetDesc &target) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {4}, "x");
+  t.g->results = {t.op(op, {x})};
+  auto bytes = compile_to_artifact(t.m, target, {});
+  EXPECT_TRUE(bytes.is_ok()) << bytes.status().message();
+  return bytes.is_ok() ? bytes.value() : std::vector<uint8_t>{};
+}
+
+std::string load(const std::vector<uint8_t> &bytes, kiln_module **m) {
+  kiln_status s = kiln_module_load_memory(cpu_device(), bytes.data(), bytes.size(), m);
+  if (!s) return "";
+  std::string e = kiln_status_message(s);
+  kiln_status_free(s);
+  return e;
+}
+
+std::vector<float> run4(kiln_module *m, std::vector<float> in) {
+  int64_t shape[1] = {4};
+  std::vector<float> out(4, -12345.f); // poisoned
+  kiln_tensor i{KILN_F32, 1, shape, in.data(), 16}, o{KILN_F32, 1, shape, out.data(), 16};
+  kiln_status s = kiln_module_run(m, &i, 1, &o, 1);
+  EXPECT_EQ(s, nullptr) << (s ? kiln_status_message(s) : "");
+  if (s) kiln_status_free(s);
+  return out;
+}
+
+// Two artifacts loaded at once each run their own kernels (their libraries are loaded from
+// in-memory files whose /proc/self/fd names can repeat; the loader must not confuse them).
+TEST(CpuBackend, ArtifactsHeldAtOnceKeepTheirOwnCode) {
+  ASSERT_NE(cpu_device(), nullptr);
+  const auto relu = compile_unary("kiln.relu", cpu()), neg = compile_unary("kiln.neg", cpu());
+  kiln_module *a = nullptr, *b = nullptr;
+  ASSERT_EQ(load(relu, &a), "");
+  ASSERT_EQ(load(neg, &b), "");
+  const std::vector<float> x{-1.5f, 2.f, -0.f, 3.25f};
+  EXPECT_EQ(run4(b, x), (std::vector<float>{1.5f, -2.f, 0.f, -3.25f}));
+  EXPECT_EQ(run4(a, x), (std::vector<float>{0.f, 2.f, 0.f, 3.25f}));
+  kiln_module_release(a);
+  // A third artifact loaded after the first was released, while the second is held.
+  kiln_module *c = nullptr;
+  const auto abs = compile_unary("kiln.abs", cpu());
+  ASSERT_EQ(load(abs, &c), "");
+  EXPECT_EQ(run4(c, x), (std::vector<float>{1.5f, 2.f, 0.f, 3.25f}));
+  EXPECT_EQ(run4(b, x), (std::vector<float>{1.5f, -2.f, 0.f, -3.25f}));
+  kiln_module_release(b);
+  kiln_module_release(c);
+}
+
+// Code compiled for x86-64-v4 on a CPU without AVX-512 (simulated by KILN_CPU_FEATURES, the
+// feature list the driver then believes) is refused with the missing features named.
+TEST(CpuBackend, CodeForAnInstructionSetTheCpuLacksIsRefused) {
+  ASSERT_NE(cpu_device(), nullptr);
+  const auto v4 = compile_unary("kiln.relu", *kir::find_target("cpu-x86-64-v4"));
+  ASSERT_EQ(setenv("KILN_CPU_FEATURES",
+                   "sse3,ssse3,sse4.1,sse4.2,popcnt,avx,avx2,bmi,bmi2,fma,f16c,movbe,lzcnt", 1),
+            0);
+  kiln_module *m = nullptr;
+  const std::string e = load(v4, &m);
+  unsetenv("KILN_CPU_FEATURES");
+  EXPECT_EQ(m, nullptr);
+  EXPECT_NE(e.find("compiled for x86-64-v4 and this CPU lacks avx512f, avx512bw, avx512cd, "
+                   "avx512dq, avx512vl"),
+            std::string::npos)
+      << e;
+  // The same code loads where the features are present.
+  ASSERT_EQ(setenv("KILN_CPU_FEATURES",
+                   "sse3,ssse3,sse4.1,sse4.2,popcnt,avx,avx2,bmi,bmi2,fma,f16c,movbe,lzcnt,"
+                   "avx512f,avx512bw,avx512cd,avx512dq,avx512vl",
+                   1),
+            0);
+  const std::string ok = load(v4, &m);
+  unsetenv("KILN_CPU_FEATURES");
+  EXPECT_EQ(ok, "");
+  if (m) kiln_module_release(m);
+}
+
+} // namespace
+} // namespace kiln::test
