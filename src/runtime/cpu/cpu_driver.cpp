@@ -92,7 +92,6 @@ struct CpuExecutable {
   kiln_cpu_kernel_fn fn = nullptr;
   std::string name;
   uint32_t num_bindings = 0, push_constant_bytes = 0;
-  uint32_t invocations = 1;
 };
 
 struct Op {
@@ -286,7 +285,6 @@ Status executable_create(DeviceState *device, const Program &program, size_t ind
   exe->name = e.name;
   exe->num_bindings = e.num_bindings;
   exe->push_constant_bytes = e.push_constant_bytes;
-  exe->invocations = e.workgroup_size[0] * e.workgroup_size[1] * e.workgroup_size[2];
   *out = reinterpret_cast<ExecutableState *>(exe.release());
   return {};
 }
@@ -441,10 +439,11 @@ Status commands_submit(DeviceState *device, CommandState *list) {
                       {c.bindings.data() + op.first_binding, c.push.data() + op.first_push,
                        {op.groups[0], op.groups[1], op.groups[2]}}};
       const uint32_t n = op.groups[0] * op.groups[1] * op.groups[2];
-      // Chunks of about 4 per thread, at least ~4k invocations each.
-      const uint32_t min_groups = std::max<uint32_t>(1, 4096 / op.exe->invocations);
-      const uint32_t chunk =
-          std::max(min_groups, (n + d.pool->threads() * 4 - 1) / (d.pool->threads() * 4));
+      // About 4 chunks per thread. A workgroup's cost is unknown here (one invocation of a
+      // matrix kernel multiplies a whole tile), so even a grid of two is split; the workers
+      // are spinning between the dispatches of a submission, so waking them costs little.
+      const uint32_t per = d.pool->threads() * 4;
+      const uint32_t chunk = std::max<uint32_t>(1, (n + per - 1) / per);
       d.pool->run(n, chunk, run_chunk, &job);
       break;
     }

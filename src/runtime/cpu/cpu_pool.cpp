@@ -1,5 +1,7 @@
 #include "runtime/cpu/cpu_pool.h"
 
+#include <sched.h>
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -30,18 +32,26 @@ Pool::~Pool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
-    generation_.fetch_add(1, std::memory_order_release);
+    published_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   for (std::thread &t : workers_) t.join();
 }
 
-void Pool::take_chunks() {
+void Pool::take_chunks(const Job &job) {
+  const uint64_t tag = uint64_t(job.id) << 32;
+  uint64_t v = next_.load(std::memory_order_acquire);
   for (;;) {
-    const uint32_t b = next_.fetch_add(chunk_, std::memory_order_relaxed);
-    if (b >= n_) return;
-    const uint32_t e = n_ - b < chunk_ ? n_ : b + chunk_;
-    fn_(ctx_, b, e);
+    if ((v & ~uint64_t(0xffffffff)) != tag) return; // another job by now
+    const uint32_t b = static_cast<uint32_t>(v);
+    if (b >= job.n) return;
+    const uint32_t e = job.n - b < job.chunk ? job.n : b + job.chunk;
+    if (!next_.compare_exchange_weak(v, tag | e, std::memory_order_acq_rel,
+                                     std::memory_order_acquire))
+      continue;
+    job.fn(job.ctx, b, e);
+    done_.fetch_add(e - b, std::memory_order_acq_rel);
+    v = next_.load(std::memory_order_acquire);
   }
 }
 
@@ -51,41 +61,42 @@ void Pool::run(uint32_t n, uint32_t chunk, Fn fn, void *ctx) {
     fn(ctx, 0, n);
     return;
   }
+  Job job;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    fn_ = fn;
-    ctx_ = ctx;
-    n_ = n;
-    chunk_ = chunk;
-    next_.store(0, std::memory_order_relaxed);
-    busy_.store(static_cast<uint32_t>(workers_.size()), std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    job = Job{fn, ctx, n, chunk, job_.id + 1};
+    job_ = job;
+    done_.store(0, std::memory_order_relaxed);
+    next_.store(uint64_t(job.id) << 32, std::memory_order_release);
+    published_.store(job.id, std::memory_order_release);
   }
   wake_.notify_all();
-  take_chunks();
-  while (busy_.load(std::memory_order_acquire) != 0) pause();
+  take_chunks(job);
+  // Chunks other threads claimed may still be running: wait for them, yielding the core to
+  // them after a short spin (on a busy machine a worker may be waiting for it).
+  for (int spins = 0; done_.load(std::memory_order_acquire) != n; ++spins) {
+    if (spins < 2000) pause();
+    else sched_yield();
+  }
 }
 
 void Pool::worker() {
-  uint64_t seen = 0;
+  uint32_t seen = 0;
   for (;;) {
-    uint64_t g = generation_.load(std::memory_order_acquire);
-    for (int i = 0; g == seen && i < kSpins; ++i) {
+    uint32_t id = published_.load(std::memory_order_acquire);
+    for (int i = 0; id == seen && i < kSpins; ++i) {
       pause();
-      g = generation_.load(std::memory_order_acquire);
+      id = published_.load(std::memory_order_acquire);
     }
-    if (g == seen) {
-      std::unique_lock<std::mutex> lock(mu_);
-      wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
-      g = generation_.load(std::memory_order_acquire);
-    }
-    seen = g;
+    Job job;
     {
-      std::lock_guard<std::mutex> lock(mu_); // the job's fields were written under it
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_.wait(lock, [&] { return stop_ || job_.id != seen; });
       if (stop_) return;
+      job = job_;
     }
-    take_chunks();
-    busy_.fetch_sub(1, std::memory_order_acq_rel);
+    seen = job.id;
+    take_chunks(job);
   }
 }
 

@@ -28,20 +28,25 @@ public:
   void run(uint32_t n, uint32_t chunk, Fn fn, void *ctx);
 
 private:
+  struct Job {
+    Fn fn = nullptr;
+    void *ctx = nullptr;
+    uint32_t n = 0, chunk = 1, id = 0;
+  };
   void worker();
-  void take_chunks();
+  // Takes chunks of `job` while its id is still the current one; false when none were left.
+  void take_chunks(const Job &job);
 
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;
-  std::atomic<uint64_t> generation_{0};
-  // The current job.
-  Fn fn_ = nullptr;
-  void *ctx_ = nullptr;
-  uint32_t n_ = 0, chunk_ = 1;
-  std::atomic<uint32_t> next_{0};
-  std::atomic<uint32_t> busy_{0}; // workers still inside the current job
+  Job job_; // the current job, written under mu_
+  // (job id << 32) | next unclaimed item: a thread that wakes late, after its job finished,
+  // sees another id and claims nothing of a job that is gone.
+  std::atomic<uint64_t> next_{0};
+  std::atomic<uint32_t> done_{0}; // items of the current job finished
+  std::atomic<uint32_t> published_{0}; // the current job's id, read without the lock
 };
 
 } // namespace kiln::rt::cpu
