@@ -514,8 +514,13 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
       s.tile = TileConfig{64, 64, 1, 4, 4};
       s.reason += " (matrix needs f32 and one invocation per subgroup: registers)";
     } else {
-      s.tile.rm = s.tile.tm;
-      s.tile.rn = s.tile.tn;
+      // A small M or N takes a tile of its size (rounded to the microkernel's 4 rows and 16
+      // columns) rather than a mostly padded one: a 1 x 1000 x 1280 classifier.
+      auto fit = [](int tile, int64_t extent, int64_t step) {
+        return static_cast<int>(std::min<int64_t>(tile, (extent + step - 1) / step * step));
+      };
+      s.tile.tm = s.tile.rm = fit(s.tile.tm, d.M, 4);
+      s.tile.tn = s.tile.rn = fit(s.tile.tn, d.N, 16);
     }
   }
   for (uint64_t n : grid_of(d, s.tile, s.split_k))
