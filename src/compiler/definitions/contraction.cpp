@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 namespace kiln::compiler {
 
@@ -182,10 +183,57 @@ Result<Stmt> registers_body(const ContractionDef &d, const TileConfig &t, const 
   return block(std::move(body));
 }
 
+// Whether an operand map is a plain row-major matrix over (x, y): its index at every
+// coordinate is offset + x * stride + y, with no padding predicate (A: x = m, y = k; B: x = k,
+// y = n). Probed by folding the map
+// at constant coordinates (first and last batch entries, every k and x up to 256 and a spread
+// of others): maps with padding, strides or windows fail. `at(z, x, k)` gives the reference.
+std::optional<int64_t> row_major_stride(
+    const std::function<OperandRef(int64_t z, int64_t x, int64_t y)> &at, int64_t batch,
+    int64_t X, int64_t K) {
+  auto index = [&](int64_t z, int64_t x, int64_t k) -> std::optional<int64_t> {
+    OperandRef r = at(z, x, k);
+    if (r.inside.defined()) {
+      const Expr in = simplify(r.inside);
+      const auto *c = in.as<IntImm>();
+      if (!c || c->value == 0) return std::nullopt;
+    }
+    const Expr i = simplify(r.index);
+    if (const auto *c = i.as<IntImm>()) return c->value;
+    return std::nullopt;
+  };
+  const auto o = index(0, 0, 0);
+  if (!o) return std::nullopt;
+  int64_t stride = 0;
+  if (X > 1) {
+    const auto x1 = index(0, 1, 0);
+    if (!x1) return std::nullopt;
+    stride = *x1 - *o;
+  }
+  std::vector<std::pair<int64_t, int64_t>> points;
+  for (int64_t k = 0; k < std::min<int64_t>(K, 256); ++k) points.push_back({0, k});
+  for (int64_t x = 0; x < std::min<int64_t>(X, 256); ++x) points.push_back({x, 0});
+  for (int64_t a : {X - 1, X / 2, X / 3, (2 * X) / 3})
+    for (int64_t b : {K - 1, K / 2, K / 3, (2 * K) / 3}) points.push_back({a, b});
+  for (int64_t z : {int64_t(0), batch - 1}) {
+    const auto base = index(z, 0, 0);
+    if (!base) return std::nullopt;
+    for (auto [x, k] : points) {
+      const auto v = index(z, x, k);
+      if (!v || *v != *base + x * stride + k) return std::nullopt;
+    }
+  }
+  return stride;
+}
+
 // `matrix`: the workgroup is one invocation (one subgroup). Per tk step it stages the A slice
 // (tm x tk) and the B slice (tk x tn) in shared memory, zero outside the operands, and
 // multiplies them into a tm x tn accumulator matrix; the accumulator goes through shared
 // memory to the guarded stores. The k coordinates are decomposed once per k, not per element.
+// An operand that is a plain row-major matrix (A: m x k, B: k x n, unit stride along k for A
+// and along n for B, as a weight matrix, a matmul operand or a 1x1 convolution's input) is
+// multiplied straight from its buffer in the steps whose slice lies inside it; only the
+// others stage it.
 Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfig &t,
                          const Layout &l) {
   const ScalarType f = d.acc;
@@ -201,6 +249,11 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
   const Expr kk = var("kk", ScalarType::i32), i = var("i", ScalarType::i32),
              j = var("j", ScalarType::i32), k = var("k", ScalarType::i32);
   const int64_t K = d.K(), steps = (K + t.tk - 1) / t.tk;
+  auto kcoords = [&](int64_t kv) {
+    std::vector<Expr> ks;
+    for (const Expr &c : coords_of(i32(kv), d.kdims)) ks.push_back(c);
+    return ks;
+  };
 
   // The k coordinates of k = kt * tk + kk, bound once; `use` builds the statement over them.
   auto with_k = [&](const std::function<Stmt(const std::vector<Expr> &, const Expr &)> &use) {
@@ -227,14 +280,47 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
     return for_loop(j, i32(0), i32(t.tn),
                     store_shared(sb, kk * t.tn + j, read(d.b, d.b_at(l.z, ks, n), ok, f)));
   });
-  std::vector<Stmt> step{for_loop(kk, i32(0), i32(t.tk), stage_a),
-                         for_loop(kk, i32(0), i32(t.tk), stage_b),
-                         assign(acc, matrix_mul_add(
-                                         matrix_load(ta, sa, i32(0), i32(t.tk), MatrixLayout::row_major),
-                                         matrix_load(tb, sb, i32(0), i32(t.tn), MatrixLayout::row_major),
-                                         acc))};
+  const Expr staged_a = matrix_load(ta, sa, i32(0), i32(t.tk), MatrixLayout::row_major);
+  const Expr staged_b = matrix_load(tb, sb, i32(0), i32(t.tn), MatrixLayout::row_major);
+  std::vector<Stmt> staged_step{for_loop(kk, i32(0), i32(t.tk), stage_a),
+                                for_loop(kk, i32(0), i32(t.tk), stage_b),
+                                assign(acc, matrix_mul_add(staged_a, staged_b, acc))};
+  Stmt step = block(std::move(staged_step));
+
+  // Direct operands, in the steps whose slice lies inside them.
+  const auto a_stride = row_major_stride(
+      [&](int64_t z, int64_t m, int64_t kv) { return d.a_at(i32(z), i32(m), kcoords(kv)); },
+      d.batch, d.M, K);
+  const auto b_stride = row_major_stride( // rows are k, unit stride along n
+      [&](int64_t z, int64_t kv, int64_t n) { return d.b_at(i32(z), kcoords(kv), i32(n)); },
+      d.batch, K, d.N);
+  const Expr k0 = kt * t.tk;
+  auto inside = [&](const Expr &origin, int64_t extent, int64_t tile) {
+    return extent % tile == 0 ? Expr() : origin + tile <= extent;
+  };
+  auto both = [](Expr a, const Expr &b) { return !a.defined() ? b : !b.defined() ? a : logical_and(a, b); };
+  const Expr k_inside = inside(k0, K, t.tk);
+  // (The kernel IR wants matrix strides of whole 16-byte units.)
+  if (a_stride && *a_stride >= 0 && *a_stride % 4 == 0 && d.a.elem == f) {
+    // A straight from its buffer at (m0, k0): element (r, c) at offset + r * stride + c.
+    const Expr a_direct = matrix_load(ta, d.a, d.a_at(l.z, l.m0, coords_of(k0, d.kdims)).index,
+                                      i32(*a_stride), MatrixLayout::row_major);
+    const Expr a_in = both(inside(l.m0, d.M, t.tm), k_inside);
+    std::vector<Stmt> a_step{for_loop(kk, i32(0), i32(t.tk), stage_b),
+                             assign(acc, matrix_mul_add(a_direct, staged_b, acc))};
+    Stmt direct = block(std::move(a_step));
+    if (b_stride && *b_stride >= 0 && *b_stride % 4 == 0 && d.b.elem == f) {
+      const Expr b_direct =
+          matrix_load(tb, d.b, d.b_at(l.z, coords_of(k0, d.kdims), l.n0).index, i32(*b_stride),
+                      MatrixLayout::row_major);
+      Stmt both_direct = assign(acc, matrix_mul_add(a_direct, b_direct, acc));
+      const Expr b_in = both(inside(l.n0, d.N, t.tn), k_inside);
+      direct = b_in.defined() ? if_then(b_in, both_direct, direct) : both_direct;
+    }
+    step = a_in.defined() ? if_then(a_in, direct, step) : direct;
+  }
   std::vector<Stmt> body{declare_var(acc, matrix_fill(tc, make_const(f, 0))),
-                         for_loop(kt, i32(0), i32(steps), block(std::move(step))),
+                         for_loop(kt, i32(0), i32(steps), step),
                          matrix_store(sc, i32(0), i32(t.tn), MatrixLayout::row_major, acc)};
   // The epilogue: every in-bounds element through the definition's store.
   const Expr m = var("om", ScalarType::i32), n = var("on", ScalarType::i32);
@@ -521,6 +607,7 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
       };
       s.tile.tm = s.tile.rm = fit(s.tile.tm, d.M, 4);
       s.tile.tn = s.tile.rn = fit(s.tile.tn, d.N, 16);
+      s.tile.tk = fit(s.tile.tk, d.K(), 4); // matrix strides: whole 16-byte units
     }
   }
   for (uint64_t n : grid_of(d, s.tile, s.split_k))
