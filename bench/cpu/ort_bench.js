@@ -42,7 +42,7 @@ async function main() {
   }
   const session = await ort.InferenceSession.create(model, {
     executionProviders: ['cpu'], intraOpNumThreads: Number(threads), interOpNumThreads: 1,
-    graphOptimizationLevel: 'all'});
+    graphOptimizationLevel: 'all', logSeverityLevel: 3});
   for (let i = 0; i < Number(warmup); ++i) await session.run(feeds);
   const times = [];
   for (let i = 0; i < Number(iters); ++i) {

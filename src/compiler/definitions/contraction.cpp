@@ -273,51 +273,85 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
     return for_loop(i, i32(0), i32(t.tm),
                     store_shared(sa, i * t.tk + kk, read(d.a, d.a_at(l.z, m, ks), ok, f)));
   });
+  // B row-major (unit stride along n), else transposed (a fully connected layer's weights:
+  // unit stride along k): then it is multiplied column-major, staged slices included, so
+  // every output sums its products in one order whichever way its tile's B arrives (a model
+  // whose outputs must come out equal does not see direct and staged tiles round apart).
+  // (The kernel IR wants matrix strides of whole 16-byte units.)
+  auto usable = [&](const std::optional<int64_t> &st, const BufferVar &buf) {
+    return st && *st >= 0 && *st % 4 == 0 && buf.elem == f;
+  };
+  const auto b_rows = row_major_stride(
+      [&](int64_t z, int64_t kv, int64_t n) { return d.b_at(i32(z), kcoords(kv), i32(n)); },
+      d.batch, K, d.N);
+  const auto b_ld = usable(b_rows, d.b)
+                        ? b_rows
+                        : row_major_stride([&](int64_t z, int64_t n, int64_t kv) {
+                            return d.b_at(i32(z), kcoords(kv), i32(n));
+                          }, d.batch, d.N, K);
+  const bool b_transposed = !usable(b_rows, d.b) && usable(b_ld, d.b);
   Stmt stage_b = with_k([&](const std::vector<Expr> &ks, const Expr &inside_k) {
     const Expr n = clamp_to(l.n0 + j, d.N, t.tn);
     Expr ok = inside_k;
     if (d.N % t.tn != 0) ok = ok.defined() ? logical_and(ok, l.n0 + j < d.N) : l.n0 + j < d.N;
-    return for_loop(j, i32(0), i32(t.tn),
-                    store_shared(sb, kk * t.tn + j, read(d.b, d.b_at(l.z, ks, n), ok, f)));
+    const Expr at = b_transposed ? j * t.tk + kk : kk * t.tn + j;
+    return for_loop(j, i32(0), i32(t.tn), store_shared(sb, at, read(d.b, d.b_at(l.z, ks, n), ok, f)));
   });
   const Expr staged_a = matrix_load(ta, sa, i32(0), i32(t.tk), MatrixLayout::row_major);
-  const Expr staged_b = matrix_load(tb, sb, i32(0), i32(t.tn), MatrixLayout::row_major);
+  const Expr staged_b =
+      b_transposed ? matrix_load(tb, sb, i32(0), i32(t.tk), MatrixLayout::col_major)
+                   : matrix_load(tb, sb, i32(0), i32(t.tn), MatrixLayout::row_major);
   std::vector<Stmt> staged_step{for_loop(kk, i32(0), i32(t.tk), stage_a),
                                 for_loop(kk, i32(0), i32(t.tk), stage_b),
                                 assign(acc, matrix_mul_add(staged_a, staged_b, acc))};
   Stmt step = block(std::move(staged_step));
 
-  // Direct operands, in the steps whose slice lies inside them.
-  const auto a_stride = row_major_stride(
-      [&](int64_t z, int64_t m, int64_t kv) { return d.a_at(i32(z), i32(m), kcoords(kv)); },
-      d.batch, d.M, K);
-  const auto b_stride = row_major_stride( // rows are k, unit stride along n
-      [&](int64_t z, int64_t kv, int64_t n) { return d.b_at(i32(z), kcoords(kv), i32(n)); },
-      d.batch, K, d.N);
+  // Direct operands, in the steps whose slice lies inside them (either, both or neither).
   const Expr k0 = kt * t.tk;
   auto inside = [&](const Expr &origin, int64_t extent, int64_t tile) {
     return extent % tile == 0 ? Expr() : origin + tile <= extent;
   };
-  auto both = [](Expr a, const Expr &b) { return !a.defined() ? b : !b.defined() ? a : logical_and(a, b); };
+  auto both = [](Expr a, const Expr &b) {
+    return !a.defined() ? b : !b.defined() ? a : logical_and(a, b);
+  };
   const Expr k_inside = inside(k0, K, t.tk);
-  // (The kernel IR wants matrix strides of whole 16-byte units.)
-  if (a_stride && *a_stride >= 0 && *a_stride % 4 == 0 && d.a.elem == f) {
-    // A straight from its buffer at (m0, k0): element (r, c) at offset + r * stride + c.
-    const Expr a_direct = matrix_load(ta, d.a, d.a_at(l.z, l.m0, coords_of(k0, d.kdims)).index,
-                                      i32(*a_stride), MatrixLayout::row_major);
-    const Expr a_in = both(inside(l.m0, d.M, t.tm), k_inside);
-    std::vector<Stmt> a_step{for_loop(kk, i32(0), i32(t.tk), stage_b),
-                             assign(acc, matrix_mul_add(a_direct, staged_b, acc))};
-    Stmt direct = block(std::move(a_step));
-    if (b_stride && *b_stride >= 0 && *b_stride % 4 == 0 && d.b.elem == f) {
-      const Expr b_direct =
-          matrix_load(tb, d.b, d.b_at(l.z, coords_of(k0, d.kdims), l.n0).index, i32(*b_stride),
-                      MatrixLayout::row_major);
-      Stmt both_direct = assign(acc, matrix_mul_add(a_direct, b_direct, acc));
-      const Expr b_in = both(inside(l.n0, d.N, t.tn), k_inside);
-      direct = b_in.defined() ? if_then(b_in, both_direct, direct) : both_direct;
+  const auto a_ld = row_major_stride(
+      [&](int64_t z, int64_t m, int64_t kv) { return d.a_at(i32(z), i32(m), kcoords(kv)); },
+      d.batch, d.M, K);
+  const bool a_direct_ok = usable(a_ld, d.a), b_direct_ok = usable(b_ld, d.b);
+  if (a_direct_ok || b_direct_ok) {
+    Expr a_direct, b_direct, a_in, b_in;
+    if (a_direct_ok) {
+      // A straight from its buffer at (m0, k0): element (r, c) at offset + r * stride + c.
+      a_direct = matrix_load(ta, d.a, d.a_at(l.z, l.m0, coords_of(k0, d.kdims)).index,
+                             i32(*a_ld), MatrixLayout::row_major);
+      a_in = both(inside(l.m0, d.M, t.tm), k_inside);
     }
-    step = a_in.defined() ? if_then(a_in, direct, step) : direct;
+    if (b_direct_ok) {
+      b_direct = matrix_load(tb, d.b, d.b_at(l.z, coords_of(k0, d.kdims), l.n0).index,
+                             i32(*b_ld),
+                             b_transposed ? MatrixLayout::col_major : MatrixLayout::row_major);
+      b_in = both(inside(l.n0, d.N, t.tn), k_inside);
+    }
+    // The step with A (B) direct or staged; `when` guards the direct variants.
+    auto variant = [&](bool ad, bool bd) {
+      std::vector<Stmt> v;
+      if (!ad) v.push_back(for_loop(kk, i32(0), i32(t.tk), stage_a));
+      if (!bd) v.push_back(for_loop(kk, i32(0), i32(t.tk), stage_b));
+      v.push_back(assign(acc, matrix_mul_add(ad ? a_direct : staged_a, bd ? b_direct : staged_b,
+                                             acc)));
+      return block(std::move(v));
+    };
+    auto guarded = [](const Expr &cond, Stmt yes, Stmt no) {
+      return cond.defined() ? if_then(cond, std::move(yes), std::move(no)) : yes;
+    };
+    if (a_direct_ok && b_direct_ok)
+      step = guarded(a_in, guarded(b_in, variant(true, true), variant(true, false)),
+                     guarded(b_in, variant(false, true), step));
+    else if (a_direct_ok)
+      step = guarded(a_in, variant(true, false), step);
+    else
+      step = guarded(b_in, variant(false, true), step);
   }
   std::vector<Stmt> body{declare_var(acc, matrix_fill(tc, make_const(f, 0))),
                          for_loop(kt, i32(0), i32(steps), step),

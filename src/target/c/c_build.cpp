@@ -156,6 +156,52 @@ static inline __attribute__((always_inline)) void kiln_mma_f32(
   }
 }
 
+/* kiln_mma_f32_bt: the same product with b stored transposed, b(k, n) at bt[n * ldb + k] (a
+   weight matrix of a fully connected layer): dot products along k, vectorised over k, for
+   blocks of 4 rows x 4 columns (16 vector accumulators), each reduced across its lanes once. */
+static inline __attribute__((always_inline)) void kiln_mma_bt_block(
+    float *restrict c, int ldc, const float *restrict a, uint32_t lda, const float *restrict bt,
+    uint32_t ldb, const int rows, const int cols, const int K) {
+  const int kv = K / KILN_VW * KILN_VW;
+  kiln_vf acc[4][4];
+  #pragma GCC unroll 4
+  for (int r = 0; r < rows; ++r)
+    #pragma GCC unroll 4
+    for (int q = 0; q < cols; ++q) acc[r][q] = (kiln_vf){0};
+  for (int k = 0; k < kv; k += KILN_VW) {
+    kiln_vf av[4], bv[4];
+    #pragma GCC unroll 4
+    for (int r = 0; r < rows; ++r) av[r] = *(const kiln_vf *)&a[(uint32_t)r * lda + (uint32_t)k];
+    #pragma GCC unroll 4
+    for (int q = 0; q < cols; ++q) bv[q] = *(const kiln_vf *)&bt[(uint32_t)q * ldb + (uint32_t)k];
+    #pragma GCC unroll 4
+    for (int r = 0; r < rows; ++r)
+      #pragma GCC unroll 4
+      for (int q = 0; q < cols; ++q) acc[r][q] += av[r] * bv[q];
+  }
+  for (int r = 0; r < rows; ++r)
+    for (int q = 0; q < cols; ++q) {
+      float s = 0;
+      for (int l = 0; l < KILN_VW; ++l) s += acc[r][q][l];
+      for (int k = kv; k < K; ++k) s += a[(uint32_t)r * lda + (uint32_t)k] * bt[(uint32_t)q * ldb + (uint32_t)k];
+      c[r * ldc + q] += s;
+    }
+}
+
+static inline __attribute__((always_inline)) void kiln_mma_f32_bt(
+    float *restrict c, const float *restrict a, uint32_t lda, const float *restrict bt,
+    uint32_t ldb, const int M, const int N, const int K) {
+  for (int i = 0; i < M; i += 4) {
+    const int rows = M - i < 4 ? M - i : 4;
+    for (int j = 0; j < N; j += 4) {
+      const int cols = N - j < 4 ? N - j : 4;
+      const float *ai = a + (uint32_t)i * lda, *bj = bt + (uint32_t)j * ldb;
+      if (rows == 4 && cols == 4) kiln_mma_bt_block(c + i * N + j, N, ai, lda, bj, ldb, 4, 4, K);
+      else kiln_mma_bt_block(c + i * N + j, N, ai, lda, bj, ldb, rows, cols, K);
+    }
+  }
+}
+
 /* Matrix load / store between an R x C matrix (row-major array m) and memory at p: element
    (r, c) at p[r * stride + c] (row-major) or p[c * stride + r] (column-major). */
 static inline __attribute__((always_inline)) void kiln_mload_f32(

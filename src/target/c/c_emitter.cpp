@@ -561,11 +561,11 @@ private:
     return fmt::format("{}{}", space == MemSpace::buffer ? "b" : "s", target);
   }
 
-  // A row-major matrix load as (pointer, stride) for the multiply-add fast path; empty when
-  // `e` is not one.
-  Result<std::pair<std::string, std::string>> row_major_operand(const Expr &e) {
+  // A matrix load of the given layout as (pointer, stride) for the multiply-add fast path;
+  // empty when `e` is not one.
+  Result<std::pair<std::string, std::string>> memory_operand(const Expr &e, MatrixLayout layout) {
     const auto *l = e.as<MatrixLoad>();
-    if (!l || l->layout != MatrixLayout::row_major) return std::pair<std::string, std::string>{};
+    if (!l || l->layout != layout) return std::pair<std::string, std::string>{};
     KILN_ASSIGN(std::string array, matrix_memory(l->space, l->target));
     KILN_ASSIGN(std::string off, expr(l->offset));
     KILN_ASSIGN(std::string stride, expr(l->stride));
@@ -573,23 +573,28 @@ private:
                      fmt::format("(uint32_t)({})", stride)};
   }
 
-  // `acc = a * b + acc` with a and b row-major loads: multiplied in place from memory, no
-  // copies. False when the statement has another form.
+  // `acc = a * b + acc` with a row-major load of a and a row- or column-major load of b:
+  // multiplied in place from memory, no copies. False when the statement has another form.
   Result<bool> multiply_add_in_place(const Assign &a) {
     const auto *mma = a.value.as<MatrixMulAdd>();
     const auto *acc = mma ? mma->c.as<Var>() : nullptr;
     if (!acc || acc->name != a.var.as<Var>()->name) return false;
     begin_statement({&mma->a, &mma->b});
-    KILN_ASSIGN(auto pa, row_major_operand(mma->a));
-    KILN_ASSIGN(auto pb, row_major_operand(mma->b));
-    if (pa.first.empty() || pb.first.empty()) return false;
+    KILN_ASSIGN(auto pa, memory_operand(mma->a, MatrixLayout::row_major));
+    if (pa.first.empty()) return false;
+    KILN_ASSIGN(auto pb, memory_operand(mma->b, MatrixLayout::row_major));
+    const bool transposed = pb.first.empty();
+    if (transposed) {
+      KILN_ASSIGN(pb, memory_operand(mma->b, MatrixLayout::col_major));
+      if (pb.first.empty()) return false;
+    }
     KILN_TRY(note_matrix(mma->a.value_type()));
     KILN_TRY(note_matrix(mma->b.value_type()));
     KILN_ASSIGN(std::string c, expr(a.var));
     flush_pre();
     const MatrixShape &ma = mma->a.value_type().matrix, &mc = a.var.value_type().matrix;
-    line(fmt::format("kiln_mma_f32({}.v, {}, {}, {}, {}, {}, {}, {});", c, pa.first, pa.second,
-                     pb.first, pb.second, mc.rows, mc.cols, ma.cols));
+    line(fmt::format("kiln_mma_f32{}({}.v, {}, {}, {}, {}, {}, {}, {});", transposed ? "_bt" : "",
+                     c, pa.first, pa.second, pb.first, pb.second, mc.rows, mc.cols, ma.cols));
     return true;
   }
 
