@@ -174,6 +174,20 @@ std::vector<TestCase> discover(const fs::path &dir) {
   return tests;
 }
 
+Compare compare_output(const Tensor &got, const Tensor &want, const TestCase &t, double rtol,
+                       double atol) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape() || (t.range_tol <= 0 && t.int_lsb <= 0))
+    return compare_tensors(got, want, rtol, atol);
+  if (is_float(want.dtype()) && t.range_tol > 0) {
+    double range = 0;
+    for (int64_t i = 0; i < want.numel(); ++i) range = std::max(range, std::fabs(want.get_f64(i)));
+    return compare_tensors(got, want, 0, t.range_tol * range);
+  }
+  if (!is_float(want.dtype()) && t.int_lsb > 0)
+    return compare_tensors(got.cast(DType::f64), want.cast(DType::f64), 0, double(t.int_lsb));
+  return compare_tensors(got, want, rtol, atol);
+}
+
 Outcome run_test(const TestCase &t, const ConformArgs &args, DeviceRunner &runner) {
   Outcome o;
   o.name = t.name;
@@ -236,20 +250,6 @@ Outcome run_test(const TestCase &t, const ConformArgs &args, DeviceRunner &runne
     }
   }
   return finish(Outcome::pass, "", "");
-}
-
-Compare compare_output(const Tensor &got, const Tensor &want, const TestCase &t, double rtol,
-                       double atol) {
-  if (got.dtype() != want.dtype() || got.shape() != want.shape() || (t.range_tol <= 0 && t.int_lsb <= 0))
-    return compare_tensors(got, want, rtol, atol);
-  if (is_float(want.dtype()) && t.range_tol > 0) {
-    double range = 0;
-    for (int64_t i = 0; i < want.numel(); ++i) range = std::max(range, std::fabs(want.get_f64(i)));
-    return compare_tensors(got, want, 0, t.range_tol * range);
-  }
-  if (!is_float(want.dtype()) && t.int_lsb > 0)
-    return compare_tensors(got.cast(DType::f64), want.cast(DType::f64), 0, double(t.int_lsb));
-  return compare_tensors(got, want, rtol, atol);
 }
 
 std::set<std::string> read_list(const std::string &path) {

@@ -70,7 +70,7 @@ struct OpCtx {
   Result<Value *> op1(std::string_view name, std::vector<Value *> operands, AttrMap attrs = {});
 };
 
-Act act_from(int8_t code);
+Act act_from(int code);
 Result<Value *> apply_act(OpCtx &c, Value *v, Act act);
 // NHWC <-> NCHW of a rank-4 value (folded when the value is constant).
 Result<Value *> to_nchw(Builder &b, Value *v);

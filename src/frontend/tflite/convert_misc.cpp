@@ -55,7 +55,7 @@ Status binary(OpCtx &c, const char *name, Act act) {
   return c.set_out(0, y, nchw, act);
 }
 
-template <class Opt> Act fused(const Opt *o) { return o ? act_from(o->fused_activation_function()) : Act::none; }
+template <class Opt> Act fused(const Opt *o) { return o ? act_from(static_cast<int>(o->fused_activation_function())) : Act::none; }
 
 Status unary(OpCtx &c, const char *name, AttrMap attrs = {}) {
   KILN_TRY(c.need_inputs(1));
@@ -111,7 +111,7 @@ Status concatenation(OpCtx &c) {
     vs.push_back(v);
   }
   KILN_ASSIGN(Value * y, c.op1("kiln.concat", vs, {{"axis", nchw ? nchw_axis(axis) : axis}}));
-  return c.set_out(0, y, nchw, act_from(o->fused_activation_function()));
+  return c.set_out(0, y, nchw, act_from(static_cast<int>(o->fused_activation_function())));
 }
 
 Status reshape(OpCtx &c) {

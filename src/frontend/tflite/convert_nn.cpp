@@ -22,7 +22,7 @@ Result<std::vector<int64_t>> pads_for(OpCtx &c, fb::Padding padding, const Shape
     if (w.k[i] <= 0 || w.s[i] <= 0 || w.d[i] <= 0)
       return c.error(fmt::format("window size {}, stride {} and dilation {} must be positive", w.k[i],
                                  w.s[i], w.d[i]));
-    if (padding != fb::Padding_SAME) continue;
+    if (padding != fb::Padding::SAME) continue;
     const int64_t in = nchw[2 + i], eff = (w.k[i] - 1) * w.d[i] + 1;
     const int64_t out = (in + w.s[i] - 1) / w.s[i];
     const int64_t total = std::max<int64_t>((out - 1) * w.s[i] + eff - in, 0);
@@ -65,7 +65,7 @@ Status conv_2d(OpCtx &c, bool depthwise) {
                                  "DepthwiseConv2DOptions"));
     win = {{ws[1], ws[2]}, {o->stride_h(), o->stride_w()}, {o->dilation_h_factor(), o->dilation_w_factor()}};
     padding = o->padding();
-    act = act_from(o->fused_activation_function());
+    act = act_from(static_cast<int>(o->fused_activation_function()));
     // Weights [1, KH, KW, C * multiplier] -> [C * multiplier, 1, KH, KW], one group per channel.
     if (ws[0] != 1) return c.error(fmt::format("depthwise weights must be [1, KH, KW, C*M], got [{}]", shape_str(ws)));
     group = xs[1];
@@ -76,7 +76,7 @@ Status conv_2d(OpCtx &c, bool depthwise) {
     KILN_ASSIGN(auto *o, options(c, c.op->builtin_options_as_Conv2DOptions(), "Conv2DOptions"));
     win = {{ws[1], ws[2]}, {o->stride_h(), o->stride_w()}, {o->dilation_h_factor(), o->dilation_w_factor()}};
     padding = o->padding();
-    act = act_from(o->fused_activation_function());
+    act = act_from(static_cast<int>(o->fused_activation_function()));
     if (ws[3] <= 0 || xs[1] % ws[3] != 0)
       return c.error(fmt::format("{} input channels are not a multiple of the filter's {}", xs[1], ws[3]));
     group = xs[1] / ws[3];
@@ -106,7 +106,7 @@ Status pool_2d(OpCtx &c, const char *kind) {
   // TFLite averages over the window's in-bounds elements only.
   if (std::string_view(kind) == "kiln.avg_pool") a["count_include_pad"] = int64_t(0);
   KILN_ASSIGN(Value * y, c.op1(kind, {x}, std::move(a)));
-  return c.set_out(0, y, true, act_from(o->fused_activation_function()));
+  return c.set_out(0, y, true, act_from(static_cast<int>(o->fused_activation_function())));
 }
 
 Status fully_connected(OpCtx &c) {
@@ -132,7 +132,7 @@ Status fully_connected(OpCtx &c) {
     s.back() = n;
     KILN_ASSIGN(y, c.op1("kiln.reshape", {y, c.b->i64s(s)}));
   }
-  return c.set_out(0, y, false, o ? act_from(o->fused_activation_function()) : Act::none);
+  return c.set_out(0, y, false, o ? act_from(static_cast<int>(o->fused_activation_function())) : Act::none);
 }
 
 Status transpose_conv(OpCtx &c) {
@@ -151,7 +151,7 @@ Status transpose_conv(OpCtx &c) {
     const int64_t in = x->type.dims[2 + i], out = out_shape[1 + i];
     const int64_t full = (in - 1) * win.s[i] + win.k[i];
     int64_t total = 0;
-    if (o->padding() == fb::Padding_SAME) total = std::max<int64_t>(full - out, 0);
+    if (o->padding() == fb::Padding::SAME) total = std::max<int64_t>(full - out, 0);
     else total = 0;
     pads[i] = total / 2;
     pads[i + 2] = total - total / 2;
@@ -171,7 +171,7 @@ Status transpose_conv(OpCtx &c) {
     operands.push_back(bias);
   }
   KILN_ASSIGN(Value * y, c.op1("kiln.conv_transpose", operands, std::move(a)));
-  return c.set_out(0, y, true, act_from(o->fused_activation_function()));
+  return c.set_out(0, y, true, act_from(static_cast<int>(o->fused_activation_function())));
 }
 
 Status resize(OpCtx &c, bool bilinear) {

@@ -42,18 +42,18 @@ namespace {
 
 std::optional<DType> dtype_of(fb::TensorType t) {
   switch (t) {
-  case fb::TensorType_FLOAT32: return DType::f32;
-  case fb::TensorType_FLOAT16: return DType::f16;
-  case fb::TensorType_FLOAT64: return DType::f64;
-  case fb::TensorType_INT32: return DType::i32;
-  case fb::TensorType_UINT8: return DType::u8;
-  case fb::TensorType_INT64: return DType::i64;
-  case fb::TensorType_BOOL: return DType::boolean;
-  case fb::TensorType_INT16: return DType::i16;
-  case fb::TensorType_INT8: return DType::i8;
-  case fb::TensorType_UINT64: return DType::u64;
-  case fb::TensorType_UINT32: return DType::u32;
-  case fb::TensorType_UINT16: return DType::u16;
+  case fb::TensorType::FLOAT32: return DType::f32;
+  case fb::TensorType::FLOAT16: return DType::f16;
+  case fb::TensorType::FLOAT64: return DType::f64;
+  case fb::TensorType::INT32: return DType::i32;
+  case fb::TensorType::UINT8: return DType::u8;
+  case fb::TensorType::INT64: return DType::i64;
+  case fb::TensorType::BOOL: return DType::boolean;
+  case fb::TensorType::INT16: return DType::i16;
+  case fb::TensorType::INT8: return DType::i8;
+  case fb::TensorType::UINT64: return DType::u64;
+  case fb::TensorType::UINT32: return DType::u32;
+  case fb::TensorType::UINT16: return DType::u16;
   default: return std::nullopt;
   }
 }
@@ -96,7 +96,7 @@ Status Importer::read_tensors() {
     if (numel * static_cast<int64_t>(dtype_size(ti.dtype)) > limits().max_tensor_bytes)
       return err("shape is too large (KILN_MAX_TENSOR_BYTES)");
     if (const auto *q = t->quantization()) {
-      if (q->details_type() != fb::QuantizationDetails_NONE)
+      if (q->details_type() != fb::QuantizationDetails::NONE)
         return err("custom quantization is not supported");
       if (q->scale() && q->scale()->size() > 0) {
         if (ti.dtype != DType::i8 && ti.dtype != DType::u8 && ti.dtype != DType::i16 &&
@@ -408,13 +408,13 @@ Result<Value *> OpCtx::op1(std::string_view name, std::vector<Value *> operands,
   return r;
 }
 
-Act act_from(int8_t code) {
+Act act_from(int code) {
   switch (code) {
-  case fb::ActivationFunctionType_RELU: return Act::relu;
-  case fb::ActivationFunctionType_RELU_N1_TO_1: return Act::relu_n1_to_1;
-  case fb::ActivationFunctionType_RELU6: return Act::relu6;
-  case fb::ActivationFunctionType_TANH: return Act::tanh;
-  case fb::ActivationFunctionType_SIGN_BIT: return Act::sign_bit;
+  case static_cast<int>(fb::ActivationFunctionType::RELU): return Act::relu;
+  case static_cast<int>(fb::ActivationFunctionType::RELU_N1_TO_1): return Act::relu_n1_to_1;
+  case static_cast<int>(fb::ActivationFunctionType::RELU6): return Act::relu6;
+  case static_cast<int>(fb::ActivationFunctionType::TANH): return Act::tanh;
+  case static_cast<int>(fb::ActivationFunctionType::SIGN_BIT): return Act::sign_bit;
   default: return Act::none;
   }
 }
