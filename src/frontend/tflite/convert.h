@@ -88,14 +88,14 @@ std::string builtin_name(int code);
 // TFLite builtin codes kiln converts.
 namespace op {
 inline constexpr int ADD = 0, AVERAGE_POOL_2D = 1, CONCATENATION = 2, CONV_2D = 3,
-                     DEPTHWISE_CONV_2D = 4, DEQUANTIZE = 6, FLOOR = 8, FULLY_CONNECTED = 9,
+                     DEPTHWISE_CONV_2D = 4, DEPTH_TO_SPACE = 5, DEQUANTIZE = 6, FLOOR = 8, FULLY_CONNECTED = 9,
                      LOGISTIC = 14, MAX_POOL_2D = 17, MUL = 18, RELU = 19, RELU_N1_TO_1 = 20,
                      RELU6 = 21, RESHAPE = 22, RESIZE_BILINEAR = 23, SOFTMAX = 25, TANH = 28,
                      CUSTOM = 32, PAD = 34, TRANSPOSE = 39, MEAN = 40, SUB = 41, DIV = 42,
                      SQUEEZE = 43, EXP = 47, PRELU = 54, MAXIMUM = 55, MINIMUM = 57, NEG = 59,
                      PADV2 = 60, TRANSPOSE_CONV = 67, LOG = 73, SUM = 74, SQRT = 75, RSQRT = 76,
                      REDUCE_MAX = 82, RESIZE_NEAREST_NEIGHBOR = 97, LEAKY_RELU = 98, ABS = 101,
-                     QUANTIZE = 114, HARD_SWISH = 117;
+                     QUANTIZE = 114, HARD_SWISH = 117, DENSIFY = 124;
 }
 
 } // namespace kiln::tflite_fe

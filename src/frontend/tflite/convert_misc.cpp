@@ -273,6 +273,8 @@ ConvertFn find_converter_misc(int code) {
   case op::REDUCE_MAX: return [](OpCtx &c) { return reduce(c, "max"); };
   case op::TRANSPOSE: return transpose_op;
   case op::DEQUANTIZE: return dequantize;
+  // Sparse constants are densified when the model is read.
+  case op::DENSIFY: return [](OpCtx &c) { return activation(c, Act::none); };
   case op::QUANTIZE: return quantize;
   default: return nullptr;
   }

@@ -207,6 +207,18 @@ Status resize(OpCtx &c, bool bilinear) {
   return c.set_out(0, y, true);
 }
 
+// TFLite's DEPTH_TO_SPACE takes channel (i * block + j) * C_out + c to (h * block + i,
+// w * block + j, c): ONNX's DCR order.
+Status depth_to_space(OpCtx &c) {
+  KILN_TRY(c.need_inputs(1));
+  const auto *o = c.op->builtin_options_as_DepthToSpaceOptions();
+  if (!o || o->block_size() <= 0) return c.error("block_size must be positive");
+  KILN_ASSIGN(Value * x, c.in_nchw(0));
+  KILN_ASSIGN(Value * y, c.op1("kiln.depth_to_space", {x},
+                               {{"blocksize", int64_t(o->block_size())}, {"mode", std::string("DCR")}}));
+  return c.set_out(0, y, true);
+}
+
 } // namespace
 
 ConvertFn find_converter_nn(int code) {
@@ -216,6 +228,7 @@ ConvertFn find_converter_nn(int code) {
   case op::AVERAGE_POOL_2D: return [](OpCtx &c) { return pool_2d(c, "kiln.avg_pool"); };
   case op::MAX_POOL_2D: return [](OpCtx &c) { return pool_2d(c, "kiln.max_pool"); };
   case op::FULLY_CONNECTED: return fully_connected;
+  case op::DEPTH_TO_SPACE: return depth_to_space;
   case op::TRANSPOSE_CONV: return transpose_conv;
   case op::RESIZE_BILINEAR: return [](OpCtx &c) { return resize(c, true); };
   case op::RESIZE_NEAREST_NEIGHBOR: return [](OpCtx &c) { return resize(c, false); };

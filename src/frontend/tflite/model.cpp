@@ -3,6 +3,7 @@
 // operators in order (see convert_*.cpp).
 #include "frontend/tflite/convert.h"
 #include "frontend/tflite/importer.h"
+#include "frontend/tflite/sparse.h"
 #include "kiln/tflite/tflite_generated.h"
 #include "ops/ops.h"
 #include "support/half.h"
@@ -31,6 +32,7 @@ public:
   std::vector<TensorInfo> tensors_;
   std::vector<Held> held_;
   std::vector<bool> defined_;
+  std::vector<std::vector<uint8_t>> owned_; // densified sparse constants
 
 private:
   Status read_tensors();
@@ -83,7 +85,6 @@ Status Importer::read_tensors() {
                                                               ? fb::EnumNameTensorType(t->type())
                                                               : "?"));
     ti.dtype = *dt;
-    if (t->sparsity()) return err("sparse tensors are not supported");
     if (t->is_variable()) return err("variable tensors are not supported");
     int64_t numel = 1;
     if (t->shape())
@@ -140,6 +141,16 @@ Status Importer::read_tensors() {
                                  buf->offset(), buf->size()));
         data = file_.data() + buf->offset();
         size = buf->size();
+      }
+      if (data && t->sparsity()) {
+        if (ti.quantized) return err("sparse quantised tensors are not supported");
+        auto dense = densify(*t->sparsity(), ti.shape, dtype_size(ti.dtype), data, size);
+        if (!dense) return err(dense.status().message());
+        owned_.push_back(std::move(dense).value());
+        data = owned_.back().data();
+        size = owned_.back().size();
+      } else if (t->sparsity()) {
+        return err("a sparse tensor must be a constant");
       }
       if (data) {
         const size_t want = static_cast<size_t>(numel) * dtype_size(ti.dtype);
