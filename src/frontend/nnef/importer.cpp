@@ -273,7 +273,7 @@ Status Importer::check_supported() const {
   std::function<void(const Expr &)> scan = [&](const Expr &e) {
     if (e.kind == Expr::Kind::invoke && !signatures().count(e.str) && !fragment(e.str)) {
       ++n;
-      bad += fmt::format("\n  {}:{}:{}: '{}'", d_.file, e.line, e.col, e.str);
+      bad += fmt::format("{}{}:{}:{}: '{}'", n > 1 ? "; " : " ", d_.file, e.line, e.col, e.str);
     }
     for (const Expr &i : e.items) scan(i);
     for (const auto &kv : e.named) scan(kv.second);

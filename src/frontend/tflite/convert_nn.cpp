@@ -52,6 +52,8 @@ Status check_rank(OpCtx &c, Value *v, size_t i, int64_t rank) {
 
 Status conv_2d(OpCtx &c, bool depthwise) {
   KILN_TRY(c.need_inputs(2));
+  if (depthwise ? !c.op->builtin_options_as_DepthwiseConv2DOptions() : !c.op->builtin_options_as_Conv2DOptions())
+    return c.error(depthwise ? "DepthwiseConv2DOptions are missing" : "Conv2DOptions are missing");
   KILN_ASSIGN(Value * x, c.in_nchw(0));
   KILN_ASSIGN(Value * w, c.in(1));
   KILN_TRY(check_rank(c, w, 1, 4));

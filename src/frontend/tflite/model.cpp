@@ -180,15 +180,16 @@ Status Importer::check_operators() {
     const int code = builtin_code_of(*c);
     if (code == op::CUSTOM) {
       ++nbad;
-      bad += fmt::format("\n  operator {}: CUSTOM '{}' (version {})", i,
+      bad += fmt::format("{}operator {}: CUSTOM '{}' (version {})", nbad > 1 ? "; " : "", i,
                          c->custom_code() ? c->custom_code()->str() : "", c->version());
     } else if (!find_converter(code)) {
       ++nbad;
-      bad += fmt::format("\n  operator {}: {} (version {})", i, builtin_name(code), c->version());
+      bad += fmt::format("{}operator {}: {} (version {})", nbad > 1 ? "; " : "", i,
+                         builtin_name(code), c->version());
     }
   }
   if (nbad)
-    return Status::error(fmt::format("{} unsupported operator{}:{}", nbad, nbad > 1 ? "s" : "", bad));
+    return Status::error(fmt::format("{} unsupported operator{}: {}", nbad, nbad > 1 ? "s" : "", bad));
   return Status::ok();
 }
 
@@ -381,6 +382,13 @@ Status OpCtx::set_out(size_t i, Value *v, bool nchw, Act act) {
   if (i >= outputs.size()) return error(fmt::format("output {} is missing", i));
   KILN_ASSIGN(v, apply_act(*this, v, act));
   const TensorInfo &ti = out_tensor(i);
+  // The declared shape must be what was computed: a model that disagrees is refused, never
+  // run with a shape its author did not mean.
+  Shape logical = v->type.dims;
+  if (nchw && logical.size() == 4) logical = {logical[0], logical[2], logical[3], logical[1]};
+  if (logical != ti.shape)
+    return error(fmt::format("output tensor '{}' is declared [{}] but computes to [{}]", ti.name,
+                             shape_str(ti.shape), shape_str(logical)));
   if (ti.quantized) {
     if (ti.scale.size() != 1)
       return error(fmt::format("output tensor '{}' is quantised per channel", ti.name));
