@@ -6,6 +6,7 @@
 #include "frontend/nnef/syntax.h"
 #include "frontend/nnef/tensor_file.h"
 #include "ir/op_registry.h"
+#include "support/limits.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +14,12 @@
 #include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  // Tensors a file declares may be large; keep them within the fuzzer's memory limit.
+  static const bool limited = [] {
+    setenv("KILN_MAX_TENSOR_BYTES", "16M", 1);
+    return kiln::load_limits_from_env().is_ok();
+  }();
+  (void)limited;
   if (size >= 2 && data[0] == 0x4E && data[1] == 0xEF) {
     // The declared shape is taken from the header so that well-formed files get past the check.
     kiln::Shape want;

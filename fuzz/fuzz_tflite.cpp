@@ -3,6 +3,7 @@
 // a module or an error Status is a finding. An imported module must also verify.
 #include "frontend/tflite/importer.h"
 #include "ir/op_registry.h"
+#include "support/limits.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +11,12 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  // Tensors a file declares may be large; keep them within the fuzzer's memory limit.
+  static const bool limited = [] {
+    setenv("KILN_MAX_TENSOR_BYTES", "16M", 1);
+    return kiln::load_limits_from_env().is_ok();
+  }();
+  (void)limited;
   // A private, aligned copy: the importer reads the flatbuffer in place.
   std::vector<uint8_t> buf(data, data + size);
   auto r = kiln::tflite_fe::import_buffer(buf, "fuzz.tflite");
