@@ -37,6 +37,10 @@ public:
 private:
   Status read_tensors();
   Status check_operators();
+  Status check_index(int t, const std::string &what) const;
+  Status bind_inputs(Function &fn);
+  Status convert_operator(int i);
+  Status bind_outputs(Function &fn);
   Result<Value *> constant_value(int t);
 };
 
@@ -215,21 +219,15 @@ Result<Value *> Importer::constant_value(int t) {
   return b_.constant(std::move(v), ti.name);
 }
 
-Status Importer::run(Function &fn) {
-  if (m_.version() != 3)
-    return Status::error(fmt::format("schema version {} is not supported (expects 3)", m_.version()));
-  if (!m_.subgraphs() || m_.subgraphs()->size() == 0) return Status::error("the model has no subgraph");
-  sg_ = m_.subgraphs()->Get(0);
-  KILN_TRY(read_tensors());
+Status Importer::check_index(int t, const std::string &what) const {
   const int nt = static_cast<int>(tensors_.size());
-  auto check_index = [&](int t, const std::string &what) -> Status {
-    if (t < 0 || t >= nt)
-      return Status::error(fmt::format("{}: tensor index {} is out of range ({} tensors)", what, t, nt));
-    return Status::ok();
-  };
-  KILN_TRY(check_operators());
-  held_.assign(tensors_.size(), {});
-  defined_.assign(tensors_.size(), false);
+  if (t < 0 || t >= nt)
+    return Status::error(fmt::format("{}: tensor index {} is out of range ({} tensors)", what, t, nt));
+  return Status::ok();
+}
+
+// Parameters for the subgraph's inputs (quantised ones dequantised), then every constant.
+Status Importer::bind_inputs(Function &fn) {
   if (sg_->inputs())
     for (int t : *sg_->inputs()) {
       KILN_TRY(check_index(t, "subgraph input"));
@@ -248,50 +246,55 @@ Status Importer::run(Function &fn) {
       held_[t].nhwc = v;
       defined_[t] = true;
     }
-  for (int t = 0; t < nt; ++t)
+  for (int t = 0; t < static_cast<int>(tensors_.size()); ++t)
     if (tensors_[t].data && !defined_[t]) {
       KILN_ASSIGN(held_[t].nhwc, constant_value(t));
       defined_[t] = true;
     }
+  return Status::ok();
+}
+
+Status Importer::convert_operator(int i) {
   const auto *codes = m_.operator_codes();
   const auto *ops = sg_->operators();
-  const int nops = ops ? static_cast<int>(ops->size()) : 0;
-  if (nops > limits().max_nodes) return Status::error(fmt::format("{} operators exceed KILN_MAX_NODES", nops));
-  for (int i = 0; i < nops; ++i) {
-    const fb::Operator *o = ops->Get(static_cast<flatbuffers::uoffset_t>(i));
-    const fb::OperatorCode *code = codes->Get(o->opcode_index());
-    OpCtx c;
-    c.imp = this;
-    c.op = o;
-    c.index = i;
-    c.code = builtin_code_of(*code);
-    c.opname = builtin_name(c.code);
-    c.version = code->version();
-    c.b = &b_;
-    if (o->inputs())
-      for (int t : *o->inputs()) {
-        if (t != -1) {
-          KILN_TRY(check_index(t, fmt::format("operator {} ({}) input", i, c.opname)));
-          if (!defined_[t])
-            return c.error(fmt::format("reads tensor {} ('{}') before any operator writes it (a cycle, "
-                                       "or operators out of order)", t, tensors_[t].name));
-        }
-        c.inputs.push_back(t);
+  const fb::Operator *o = ops->Get(static_cast<flatbuffers::uoffset_t>(i));
+  const fb::OperatorCode *code = codes->Get(o->opcode_index());
+  OpCtx c;
+  c.imp = this;
+  c.op = o;
+  c.index = i;
+  c.code = builtin_code_of(*code);
+  c.opname = builtin_name(c.code);
+  c.version = code->version();
+  c.b = &b_;
+  if (o->inputs())
+    for (int t : *o->inputs()) {
+      if (t != -1) {
+        KILN_TRY(check_index(t, fmt::format("operator {} ({}) input", i, c.opname)));
+        if (!defined_[t])
+          return c.error(fmt::format("reads tensor {} ('{}') before any operator writes it (a cycle, "
+                                     "or operators out of order)", t, tensors_[t].name));
       }
-    if (o->outputs())
-      for (int t : *o->outputs()) {
-        KILN_TRY(check_index(t, fmt::format("operator {} ({}) output", i, c.opname)));
-        if (defined_[t])
-          return c.error(fmt::format("writes tensor {} ('{}'), which already has a value", t, tensors_[t].name));
-        c.outputs.push_back(t);
-      }
-    if (c.outputs.empty()) return c.error("has no outputs");
-    b_.set_loc(fmt::format("operator {} ({})", i, c.opname));
-    ConvertFn fnc = find_converter(c.code);
-    KILN_TRY(fnc(c));
-    for (int t : c.outputs)
-      if (!defined_[t]) return c.error(fmt::format("output tensor {} was not produced", t));
-  }
+      c.inputs.push_back(t);
+    }
+  if (o->outputs())
+    for (int t : *o->outputs()) {
+      KILN_TRY(check_index(t, fmt::format("operator {} ({}) output", i, c.opname)));
+      if (defined_[t])
+        return c.error(fmt::format("writes tensor {} ('{}'), which already has a value", t, tensors_[t].name));
+      c.outputs.push_back(t);
+    }
+  if (c.outputs.empty()) return c.error("has no outputs");
+  b_.set_loc(fmt::format("operator {} ({})", i, c.opname));
+  ConvertFn fnc = find_converter(c.code);
+  KILN_TRY(fnc(c));
+  for (int t : c.outputs)
+    if (!defined_[t]) return c.error(fmt::format("output tensor {} was not produced", t));
+  return Status::ok();
+}
+
+// Results in the subgraph's output order; quantised outputs are the integers.
+Status Importer::bind_outputs(Function &fn) {
   if (!sg_->outputs() || sg_->outputs()->size() == 0) return Status::error("the subgraph has no outputs");
   for (int t : *sg_->outputs()) {
     KILN_TRY(check_index(t, "subgraph output"));
@@ -325,6 +328,22 @@ Status Importer::run(Function &fn) {
     fn.body.results.push_back(v);
   }
   return Status::ok();
+}
+
+Status Importer::run(Function &fn) {
+  if (m_.version() != 3)
+    return Status::error(fmt::format("schema version {} is not supported (expects 3)", m_.version()));
+  if (!m_.subgraphs() || m_.subgraphs()->size() == 0) return Status::error("the model has no subgraph");
+  sg_ = m_.subgraphs()->Get(0);
+  KILN_TRY(read_tensors());
+  KILN_TRY(check_operators());
+  held_.assign(tensors_.size(), {});
+  defined_.assign(tensors_.size(), false);
+  KILN_TRY(bind_inputs(fn));
+  const int nops = sg_->operators() ? static_cast<int>(sg_->operators()->size()) : 0;
+  if (nops > limits().max_nodes) return Status::error(fmt::format("{} operators exceed KILN_MAX_NODES", nops));
+  for (int i = 0; i < nops; ++i) KILN_TRY(convert_operator(i));
+  return bind_outputs(fn);
 }
 
 // ---- OpCtx ----
