@@ -27,12 +27,6 @@ public:
   }
   Status run();
 
-  const Document &d_;
-  std::string folder_;
-  Function &fn_;
-  Builder b_;
-  int depth_ = 0;
-
   Status error_at(const Expr &e, const std::string &msg) const {
     return Status::error(fmt::format("{}:{}:{}: {}", d_.file, e.line, e.col, msg));
   }
@@ -42,6 +36,12 @@ public:
   Status check_supported() const;
 
 private:
+  const Document &d_;
+  std::string folder_;
+  Function &fn_;
+  Builder b_;
+  int depth_ = 0;
+
   Status assign(const Assignment &a, Env &env, bool top);
   Result<std::vector<Value *>> inline_fragment(const Fragment &f, const Expr &e, const Env &env);
   const Fragment *fragment(std::string_view name) const {

@@ -19,12 +19,15 @@ namespace kiln::tflite_fe {
 
 namespace fb = ::kiln::tflite_fb;
 
+// Reads one model; OpCtx (a converter's view of one operator) reaches the tensor table.
 class Importer {
 public:
   Importer(const fb::Model &m, std::span<const uint8_t> file, Builder &b)
       : m_(m), file_(file), b_(b) {}
   Status run(Function &fn);
 
+private:
+  friend struct OpCtx;
   const fb::Model &m_;
   std::span<const uint8_t> file_;
   Builder &b_;
@@ -34,7 +37,6 @@ public:
   std::vector<bool> defined_;
   std::vector<std::vector<uint8_t>> owned_; // densified sparse constants
 
-private:
   Status read_tensors();
   Status check_operators();
   Status check_index(int t, const std::string &what) const;
