@@ -62,6 +62,7 @@ Result<DType> generic_dtype(const Call &c) {
 
 Result<Shape> shape_arg(const Call &c) {
   KILN_ASSIGN(auto s, c.ints("shape", {}));
+  if (s.size() > 16) return c.error(fmt::format("rank {} exceeds 16", s.size()));
   int64_t numel = 1;
   for (int64_t d : s) {
     if (d < 0) return c.error(fmt::format("shape [{}] has a negative extent", fmt::join(s, ",")));

@@ -48,6 +48,9 @@ private:
 
 namespace {
 
+// TFLite kernels handle up to 6 dimensions; anything far beyond is a corrupt file.
+constexpr size_t kMaxRank = 16;
+
 std::optional<DType> dtype_of(fb::TensorType t) {
   switch (t) {
   case fb::TensorType::FLOAT32: return DType::f32;
@@ -93,6 +96,8 @@ Status Importer::read_tensors() {
     ti.dtype = *dt;
     if (t->is_variable()) return err("variable tensors are not supported");
     int64_t numel = 1;
+    if (t->shape() && t->shape()->size() > kMaxRank)
+      return err(fmt::format("rank {} exceeds {}", t->shape()->size(), kMaxRank));
     if (t->shape())
       for (int32_t d : *t->shape()) {
         if (d < 0) return err(fmt::format("dimension {} is not a static size", d));
