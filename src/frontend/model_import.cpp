@@ -20,7 +20,7 @@ bool is_stablehlo_path(const std::string &path) { return ends_with(path, ".mlir"
 bool is_tflite_path(const std::string &path) { return ends_with(path, ".tflite"); }
 
 bool is_nnef_path(const std::string &path) {
-  if (ends_with(path, ".nnef")) return true;
+  if (ends_with(path, ".nnef") || ends_with(path, ".tgz") || ends_with(path, ".tar.gz")) return true;
   std::error_code ec;
   return std::filesystem::is_directory(path, ec) &&
          std::filesystem::exists(std::filesystem::path(path) / "graph.nnef", ec);

@@ -1,5 +1,5 @@
 // Picks the frontend from the file name: *.mlir is StableHLO text, *.tflite TensorFlow Lite, a
-// folder holding graph.nnef (or that file itself) NNEF, anything else ONNX.
+// folder holding graph.nnef (that file itself, or the folder as .tgz) NNEF, anything else ONNX.
 #pragma once
 
 #include "ir/graph.h"

@@ -112,6 +112,8 @@ std::vector<TestCase> discover(const fs::path &dir) {
   for (auto &e : fs::directory_iterator(dir)) {
     if (e.is_regular_file() && e.path().extension() == ".tflite") {
       tests.push_back(positional_case(dir, e.path().stem().string(), e.path()));
+    } else if (e.is_regular_file() && e.path().extension() == ".tgz") {
+      tests.push_back(positional_case(dir, e.path().stem().string(), e.path())); // NNEF, packed
     } else if (e.is_directory() && fs::exists(e.path() / "graph.nnef")) {
       tests.push_back(positional_case(dir, e.path().filename().string(), e.path()));
     } else if (e.is_directory() && fs::exists(e.path() / "model.onnx")) {

@@ -8,8 +8,9 @@ TFLite files are written as flatbuffer JSON against kiln's schema subset
 garbage, a broken root offset) is applied afterwards. NNEF cases are folders holding graph.nnef
 and .dat files. Each case is valid except for the one thing its name says is wrong.
 """
-import copy
+import io
 import json
+import tarfile
 import os
 import struct
 import subprocess
@@ -260,6 +261,34 @@ graph g( x ) -> ( y )
     nnef_folder(out, 'nnef_bad_arg', GOOD_GRAPH.replace("y = relu(s);", "y = relu(s, alpha = 2.0);"))
 
 
+def tgz(out, name, entries):
+    """entries: (arcname, bytes) for files, (arcname, None, target) for a symlink."""
+    with tarfile.open(os.path.join(out, name), 'w:gz') as t:
+        for e in entries:
+            info = tarfile.TarInfo(e[0])
+            if e[1] is None:
+                info.type = tarfile.SYMTYPE
+                info.linkname = e[2]
+                t.addfile(info)
+            else:
+                info.size = len(e[1])
+                t.addfile(info, io.BytesIO(e[1]))
+
+
+def tgz_cases(out):
+    w = dat(np.array([[1.0, -5.0]], dtype='<f4'))
+    g = GOOD_GRAPH.encode()
+    tgz(out, 'nnef_tgz_ok.tgz', [('m/graph.nnef', g), ('m/w.dat', w)])
+    tgz(out, 'nnef_tgz_escape.tgz', [('graph.nnef', g), ('w.dat', w), ('../evil.dat', w)])
+    tgz(out, 'nnef_tgz_link.tgz', [('graph.nnef', g), ('w.dat', None, '/etc/passwd')])
+    tgz(out, 'nnef_tgz_no_graph.tgz', [('w.dat', w)])
+    tgz(out, 'nnef_tgz_missing_dat.tgz', [('graph.nnef', g)])
+    with open(os.path.join(out, 'nnef_tgz_ok.tgz'), 'rb') as f:
+        data = f.read()
+    write_bytes(out, 'nnef_tgz_truncated.tgz', data[:len(data) // 2])
+    write_bytes(out, 'nnef_tgz_garbage.tgz', bytes((i * 31 + 7) % 256 for i in range(300)))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -267,6 +296,7 @@ def main():
     np.save(os.path.join(out, 'x12.npy'), np.array([[0.5, 2.0]], dtype=np.float32))
     tflite_cases(out)
     nnef_cases(out)
+    tgz_cases(out)
 
 
 if __name__ == '__main__':

@@ -3,6 +3,7 @@
 // fragment's) environment.
 #pragma once
 
+#include "frontend/nnef/archive.h"
 #include "frontend/nnef/syntax.h"
 #include "ir/builder.h"
 
@@ -39,6 +40,7 @@ struct Call {
   Builder *b;
   Function *fn;               // for external (parameters)
   const std::string *folder;  // the model folder (variables); empty: none
+  const Archive *archive;     // or the files of a .tgz model (nullptr: read the folder)
   std::map<std::string, std::pair<const Expr *, const Env *>, std::less<>> args;
 
   Status error(const std::string &msg) const;

@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 
 class Importer {
 public:
-  Importer(const Document &d, std::string folder, Function &fn)
-      : d_(d), folder_(std::move(folder)), fn_(fn), b_(core_ops(), fn.body) {
+  Importer(const Document &d, std::string folder, const Archive *archive, Function &fn)
+      : d_(d), folder_(std::move(folder)), archive_(archive), fn_(fn), b_(core_ops(), fn.body) {
     b_.set_fold_limit(int64_t(1) << 24);
   }
   Status run();
@@ -38,6 +38,7 @@ public:
 private:
   const Document &d_;
   std::string folder_;
+  const Archive *archive_;
   Function &fn_;
   Builder b_;
   int depth_ = 0;
@@ -201,7 +202,7 @@ Result<std::vector<Value *>> Importer::invoke(const Expr &e, const Env &env) {
   if (const Fragment *f = fragment(e.str)) return inline_fragment(*f, e, env);
   auto it = standard_ops().find(e.str);
   if (it == standard_ops().end()) return error_at(e, fmt::format("operation '{}' is not supported", e.str));
-  Call c{this, &e, &env, &b_, &fn_, &folder_, {}};
+  Call c{this, &e, &env, &b_, &fn_, &folder_, archive_, {}};
   const auto &params = it->second.params;
   if (e.items.size() > params.size())
     return c.error(fmt::format("takes at most {} arguments, got {}", params.size(), e.items.size()));
@@ -319,13 +320,15 @@ Status Importer::run() {
   return Status::ok();
 }
 
-Result<std::unique_ptr<Module>> import_text(std::string_view text, const std::string &file,
-                                            const std::string &folder) {
+namespace {
+
+Result<std::unique_ptr<Module>> import_document(std::string_view text, const std::string &file,
+                                                const std::string &folder, const Archive *archive) {
   KILN_ASSIGN(Document d, parse_document(text, file));
   auto mod = std::make_unique<Module>();
   auto fn = std::make_unique<Function>();
   fn->name = "main";
-  Importer imp(d, folder, *fn);
+  Importer imp(d, folder, archive, *fn);
   KILN_TRY(imp.run());
   // Parameters were created in the order external appeared; name them after the inputs.
   for (size_t i = 0; i < fn->body.params.size(); ++i) fn->body.params[i]->name = d.inputs[i];
@@ -336,7 +339,20 @@ Result<std::unique_ptr<Module>> import_text(std::string_view text, const std::st
   return mod;
 }
 
+} // namespace
+
+Result<std::unique_ptr<Module>> import_text(std::string_view text, const std::string &file,
+                                            const std::string &folder) {
+  return import_document(text, file, folder, nullptr);
+}
+
 Result<std::unique_ptr<Module>> import_path(const std::string &path) {
+  if (path.ends_with(".tgz") || path.ends_with(".tar.gz")) {
+    KILN_ASSIGN(Archive files, read_tgz(path));
+    auto g = files.find("graph.nnef");
+    const std::string text(g->second.begin(), g->second.end());
+    return import_document(text, path + ":graph.nnef", "", &files);
+  }
   fs::path p(path);
   std::error_code ec;
   fs::path folder = fs::is_directory(p, ec) ? p : p.parent_path();

@@ -78,10 +78,23 @@ Outs op_variable(Call &c) {
   KILN_ASSIGN(std::string label, c.str("label", ""));
   if (label.empty()) return c.error("label is empty");
   const std::string &folder_ = *c.folder;
-  if (folder_.empty()) return c.error("variables cannot be read here (no model folder)");
+  if (folder_.empty() && !c.archive) return c.error("variables cannot be read here (no model folder)");
   const fs::path rel = fs::path(label + ".dat").lexically_normal();
   if (rel.is_absolute() || rel.has_root_name() || rel.empty() || *rel.begin() == "..")
     return c.error(fmt::format("label '{}' leaves the model folder", label));
+  KILN_ASSIGN(DType want, generic_dtype(c));
+  auto widen = [&](Tensor v) -> Outs {
+    if (want == DType::f32 && v.dtype() != DType::f32) v = v.cast(DType::f32);
+    return std::vector<Value *>{c.b->constant(std::move(v), label)};
+  };
+  if (c.archive) {
+    auto it = c.archive->find(rel.generic_string());
+    if (it == c.archive->end())
+      return c.error(fmt::format("the archive has no tensor file '{}'", rel.generic_string()));
+    auto t = parse_tensor_file(it->second.data(), it->second.size(), shape, rel.generic_string());
+    if (!t) return c.error(t.status().message());
+    return widen(std::move(t).value());
+  }
   std::error_code ec;
   const fs::path root = fs::weakly_canonical(fs::path(folder_), ec);
   const fs::path file = fs::weakly_canonical(fs::path(folder_) / rel, ec);
@@ -90,10 +103,7 @@ Outs op_variable(Call &c) {
   if (ri != root.end()) return c.error(fmt::format("label '{}' leaves the model folder (through a link)", label));
   auto t = read_tensor_file(file.string(), shape);
   if (!t) return c.error(t.status().message());
-  Tensor v = std::move(t).value();
-  KILN_ASSIGN(DType want, generic_dtype(c));
-  if (want == DType::f32 && v.dtype() != DType::f32) v = v.cast(DType::f32);
-  return std::vector<Value *>{c.b->constant(std::move(v), label)};
+  return widen(std::move(t).value());
 }
 
 Result<std::vector<int64_t>> auto_or_explicit_pads(const Call &c, const Shape &xs, size_t first,
