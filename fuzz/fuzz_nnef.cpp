@@ -1,7 +1,8 @@
 // libFuzzer target: the NNEF frontend. Inputs starting with the tensor-file magic (4E EF) go to
-// the .dat reader; everything else is graph.nnef text, parsed and imported with no model folder
+// the .dat reader, gzip streams (1F 8B) to the .tgz unpacker; everything else is graph.nnef text, parsed and imported with no model folder
 // (variables are refused, so no file is read). Neither may crash; an imported module must
 // verify.
+#include "frontend/nnef/archive.h"
 #include "frontend/nnef/importer.h"
 #include "frontend/nnef/syntax.h"
 #include "frontend/nnef/tensor_file.h"
@@ -31,6 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       }
     }
     (void)kiln::nnef_fe::parse_tensor_file(data, size, want, "fuzz.dat");
+    return 0;
+  }
+  if (size >= 2 && data[0] == 0x1F && data[1] == 0x8B) {
+    (void)kiln::nnef_fe::unpack_tgz(data, size, "fuzz.tgz");
     return 0;
   }
   std::string_view text(reinterpret_cast<const char *>(data), size);
