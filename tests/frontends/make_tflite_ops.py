@@ -211,12 +211,17 @@ def t_quant(out):
     ki = m.tensor('k', x.shape, 'INT8', data=k, quant=(0.25, -2))
     ai = m.tensor('sum', x.shape, 'INT8', quant=(0.3, 1))
     m.op('ADD', [qi, ki], [ai], 'AddOptions')
-    m.inputs, m.outputs = [xi], [qi, di, ai]
+    # uint8 with a per-tensor zero point of 128.
+    ui = m.tensor('u', x.shape, 'UINT8', quant=(0.25, 128))
+    m.op('QUANTIZE', [xi], [ui])
+    m.inputs, m.outputs = [xi], [qi, di, ai, ui]
+    u = np.clip(round_away(f64(x) / 0.25) + 128, 0, 255)
     q = np.clip(round_away(f64(x) / s) + zp, -128, 127)
     d = (q - zp) * s
     total = d + (f64(k) + 2) * 0.25
     a = np.clip(round_away(total / 0.3) + 1, -128, 127)
-    m.write(out, 'tfl_quantize', [x], [q.astype(np.int8), d.astype(np.float32), a.astype(np.int8)])
+    m.write(out, 'tfl_quantize', [x], [q.astype(np.int8), d.astype(np.float32), a.astype(np.int8),
+                                       u.astype(np.uint8)])
 
 
 def t_misc(out):
