@@ -184,7 +184,7 @@ Status Importer::check_supported() const {
       bad += fmt::format("{}{}:{}:{}: '{}'", n > 1 ? "; " : " ", d_.file, e.line, e.col, e.str);
     }
     for (const Expr &i : e.items) scan(i);
-    for (const auto &kv : e.named) scan(kv.second);
+    for (const auto &kv : e.named) scan(kv.value);
   };
   for (const Assignment &a : d_.body) scan(a.rhs);
   for (const Fragment &f : d_.fragments)
@@ -234,7 +234,9 @@ Result<std::vector<Value *>> Importer::inline_fragment(const Fragment &f, const 
     KILN_TRY(bind(f.params[i], e.items[i], env));
     given.insert(f.params[i].name);
   }
-  for (const auto &[name, v] : e.named) {
+  for (const NamedArg &na : e.named) {
+    const std::string &name = na.name;
+    const Expr &v = na.value;
     auto p = std::find_if(f.params.begin(), f.params.end(), [&](const Param &q) { return q.name == name; });
     if (p == f.params.end()) return error_at(v, fmt::format("fragment '{}' has no parameter '{}'", f.name, name));
     if (!given.insert(name).second) return error_at(v, fmt::format("argument '{}' is given twice", name));

@@ -236,7 +236,7 @@ private:
             KILN_TRY(next());
             KILN_TRY(expect("="));
             KILN_ASSIGN(Expr v, expr());
-            e.named.emplace_back(std::move(name), std::move(v));
+            e.named.push_back(NamedArg{std::move(name), std::move(v)});
           } else {
             if (!e.named.empty()) return error("a positional argument follows a named one");
             KILN_ASSIGN(Expr v, expr());

@@ -10,6 +10,8 @@
 
 namespace kiln::nnef_fe {
 
+struct NamedArg;
+
 struct Expr {
   enum class Kind { number, boolean, string, ident, array, tuple, invoke } kind = Kind::number;
   double num = 0;
@@ -18,8 +20,13 @@ struct Expr {
   std::string str;      // string value, identifier, or invoked operation name
   std::string generic;  // invoke: the <type> argument, if any
   std::vector<Expr> items;                          // array/tuple items, positional arguments
-  std::vector<std::pair<std::string, Expr>> named;  // invoke: named arguments
+  std::vector<NamedArg> named;  // invoke: named arguments
   int line = 0, col = 0;
+};
+
+struct NamedArg {
+  std::string name;
+  Expr value;
 };
 
 struct Assignment {
