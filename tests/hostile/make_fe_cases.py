@@ -148,6 +148,15 @@ def tflite_cases(out):
             'array_segments_type': 'Int32Vector', 'array_segments': {'values': [0, 2]},
             'array_indices_type': 'Int32Vector', 'array_indices': {'values': [0, 9]}}]}
     case('tfl_sparse_index', sparse_index)
+    def hybrid(m):  # FULLY_CONNECTED with float input and int8 weights, no DEQUANTIZE
+        m['operator_codes'][0] = {'deprecated_builtin_code': 9, 'version': 1}
+        t = sg(m)['tensors']
+        t[0]['shape'] = [1, 2]
+        t[1].update(shape=[2, 1], type='INT8', quantization={'scale': [0.1], 'zero_point': [0]})
+        t[2]['shape'] = [1, 2]
+        m['buffers'][1] = {'data': [1, 2]}
+        sg(m)['operators'][0].update(builtin_options_type='FullyConnectedOptions', builtin_options={})
+    case('tfl_hybrid', hybrid)
     case('tfl_reshape_count', lambda m: (
         m['operator_codes'].__setitem__(1, {'deprecated_builtin_code': 22, 'version': 1}),
         sg(m)['tensors'][3].update(shape=[5])))

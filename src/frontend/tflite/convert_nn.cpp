@@ -44,6 +44,15 @@ AttrMap window_attrs(const Window &w, std::vector<int64_t> pads) {
           {"pads", std::move(pads)}};
 }
 
+// TFLite's hybrid kernels (float activations, int8 weights without a DEQUANTIZE) quantise the
+// activations on the fly; computing them in float would give other answers, so they are refused.
+Status check_not_hybrid(OpCtx &c, size_t input, size_t weights) {
+  if (c.has_input(weights) && c.tensor(weights).quantized && c.has_input(input) &&
+      !c.tensor(input).quantized)
+    return c.error("hybrid quantisation (float input, quantised weights) is not supported");
+  return Status::ok();
+}
+
 Status check_rank(OpCtx &c, Value *v, size_t i, int64_t rank) {
   if (!v->type.ranked || v->type.rank() != rank)
     return c.error(fmt::format("input {} must have rank {}, got {}", i, rank, v->type.str()));
@@ -54,6 +63,7 @@ Status conv_2d(OpCtx &c, bool depthwise) {
   KILN_TRY(c.need_inputs(2));
   if (depthwise ? !c.op->builtin_options_as_DepthwiseConv2DOptions() : !c.op->builtin_options_as_Conv2DOptions())
     return c.error(depthwise ? "DepthwiseConv2DOptions are missing" : "Conv2DOptions are missing");
+  KILN_TRY(check_not_hybrid(c, 0, 1));
   KILN_ASSIGN(Value * x, c.in_nchw(0));
   KILN_ASSIGN(Value * w, c.in(1));
   KILN_TRY(check_rank(c, w, 1, 4));
@@ -115,6 +125,7 @@ Status fully_connected(OpCtx &c) {
   KILN_TRY(c.need_inputs(2));
   const auto *o = c.op->builtin_options_as_FullyConnectedOptions();
   if (o && o->weights_format() != 0) return c.error("shuffled weights formats are not supported");
+  KILN_TRY(check_not_hybrid(c, 0, 1));
   KILN_ASSIGN(Value * x, c.in(0));
   KILN_ASSIGN(Value * w, c.in(1));
   KILN_TRY(check_rank(c, w, 1, 2));
@@ -140,6 +151,7 @@ Status fully_connected(OpCtx &c) {
 Status transpose_conv(OpCtx &c) {
   KILN_TRY(c.need_inputs(3));
   KILN_ASSIGN(auto *o, options(c, c.op->builtin_options_as_TransposeConvOptions(), "TransposeConvOptions"));
+  KILN_TRY(check_not_hybrid(c, 2, 1));
   KILN_ASSIGN(auto out_shape, c.const_ints(0));
   KILN_ASSIGN(Value * w, c.in(1)); // [O, KH, KW, I]
   KILN_ASSIGN(Value * x, c.in_nchw(2));
