@@ -50,6 +50,7 @@ struct Call {
   Result<std::vector<Value *>> tensors(std::string_view n) const;
   Result<std::vector<int64_t>> ints(std::string_view n, std::vector<int64_t> dflt) const;
   Result<double> number(std::string_view n, double dflt) const;
+  Result<int64_t> integer(std::string_view n, int64_t dflt) const; // an integer literal
   Result<std::string> str(std::string_view n, std::string dflt) const;
   Result<bool> boolean(std::string_view n, bool dflt) const;
   Result<std::vector<std::pair<int64_t, int64_t>>> pairs(std::string_view n) const;

@@ -9,6 +9,7 @@
 #include "support/limits.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -138,6 +139,14 @@ Result<double> Call::number(std::string_view n, double dflt) const {
   return x->num;
 }
 
+Result<int64_t> Call::integer(std::string_view n, int64_t dflt) const {
+  if (!has(n)) return dflt;
+  const Env *en;
+  KILN_ASSIGN(const Expr *x, get(n, &en));
+  if (x->kind != Expr::Kind::number || !x->is_int) return error(fmt::format("argument '{}' must be an integer", n));
+  return static_cast<int64_t>(x->num);
+}
+
 Result<std::string> Call::str(std::string_view n, std::string dflt) const {
   if (!has(n)) return dflt;
   const Env *en;
@@ -164,7 +173,10 @@ Result<std::vector<std::pair<int64_t, int64_t>>> Call::pairs(std::string_view n)
     if (i.kind != Expr::Kind::tuple || i.items.size() != 2 || i.items[0].kind != Expr::Kind::number ||
         i.items[1].kind != Expr::Kind::number || !i.items[0].is_int || !i.items[1].is_int)
       return error(fmt::format("argument '{}' must be an array of integer pairs", n));
-    v.emplace_back(static_cast<int64_t>(i.items[0].num), static_cast<int64_t>(i.items[1].num));
+    const double lo = i.items[0].num, hi = i.items[1].num;
+    if (std::fabs(lo) > (1 << 24) || std::fabs(hi) > (1 << 24))
+      return error(fmt::format("argument '{}' has a padding beyond 2^24", n));
+    v.emplace_back(static_cast<int64_t>(lo), static_cast<int64_t>(hi));
   }
   return v;
 }

@@ -25,6 +25,10 @@ const std::map<std::string, const char *, std::less<>> kBinary = {
     {"add", "kiln.add"}, {"sub", "kiln.sub"}, {"mul", "kiln.mul"}, {"div", "kiln.div"},
     {"pow", "kiln.pow"}, {"min", "kiln.min"}, {"max", "kiln.max"}};
 
+// Window sizes, strides, dilations, paddings and upsampling factors beyond this are refused
+// before any arithmetic on them can overflow.
+constexpr int64_t kMaxWindow = int64_t(1) << 24;
+
 Outs one(Result<Value *> r) {
   if (!r) return r.status();
   return std::vector<Value *>{r.value()};
@@ -138,7 +142,7 @@ Result<std::vector<int64_t>> positive_list(const Call &c, const char *name, size
   if (v.empty()) v.assign(n, 1);
   if (v.size() != n) return c.error(fmt::format("{} has {} entries, expected {}", name, v.size(), n));
   for (int64_t x : v)
-    if (x <= 0) return c.error(fmt::format("{} entries must be positive", name));
+    if (x <= 0 || x > kMaxWindow) return c.error(fmt::format("{} entries must be in [1, {}]", name, kMaxWindow));
   return v;
 }
 
@@ -154,8 +158,7 @@ Result<Value *> conv(Call &c) {
   KILN_ASSIGN(auto dil, positive_list(c, "dilation", ns));
   std::vector<int64_t> k(w->type.dims.begin() + 2, w->type.dims.end());
   KILN_ASSIGN(auto pads, auto_or_explicit_pads(c, x->type.dims, 2, k, stride, dil));
-  KILN_ASSIGN(double g, c.number("groups", 1));
-  int64_t groups = static_cast<int64_t>(g);
+  KILN_ASSIGN(int64_t groups, c.integer("groups", 1));
   if (groups == 0) groups = x->type.dims[1];
   if (groups < 0) return c.error("groups must not be negative");
   AttrMap a{{"kernel_shape", k}, {"strides", stride}, {"dilations", dil}, {"pads", pads}, {"group", groups}};
@@ -187,6 +190,8 @@ Result<Value *> pool(Call &c, bool is_max) {
   if (rank < 3) return c.error(fmt::format("input {} must have rank 3 or more", x->type.str()));
   KILN_ASSIGN(auto size, c.ints("size", {}));
   if (size.size() != rank) return c.error(fmt::format("size has {} entries, expected {}", size.size(), rank));
+  for (int64_t k : size)
+    if (k <= 0 || k > kMaxWindow) return c.error(fmt::format("size entries must be in [1, {}]", kMaxWindow));
   KILN_ASSIGN(auto stride, positive_list(c, "stride", rank));
   KILN_ASSIGN(auto dil, positive_list(c, "dilation", rank));
   KILN_ASSIGN(auto pads, auto_or_explicit_pads(c, x->type.dims, 0, size, stride, dil));
@@ -331,12 +336,10 @@ Outs op_transpose(Call &c) {
 Outs op_reshape(Call &c) {
   KILN_ASSIGN(Value * x, c.tensor("input"));
   KILN_ASSIGN(auto shape, c.ints("shape", {}));
-  KILN_ASSIGN(double start_d, c.number("axis_start", 0));
-  KILN_ASSIGN(double count_d, c.number("axis_count", -1));
+  KILN_ASSIGN(const int64_t start, c.integer("axis_start", 0));
+  KILN_ASSIGN(int64_t count, c.integer("axis_count", -1));
   const Shape &xs = x->type.dims;
   const int64_t rank = static_cast<int64_t>(xs.size());
-  const int64_t start = static_cast<int64_t>(start_d);
-  int64_t count = static_cast<int64_t>(count_d);
   if (count == -1) count = rank - start;
   if (start < 0 || count < 0 || start + count > rank) return c.error("axis_start / axis_count are out of range");
   Shape out(xs.begin(), xs.begin() + start);
@@ -355,6 +358,7 @@ Outs op_reshape(Call &c) {
       continue;
     }
     if (d < 0) return c.error(fmt::format("shape entry {} is invalid", d));
+    if (d && known > INT64_MAX / d) return c.error("shape is too large");
     known *= d;
     out.push_back(d);
   }
@@ -391,8 +395,8 @@ Outs op_squeeze(Call &c) {
 Outs op_concat(Call &c) {
   KILN_ASSIGN(auto vs, c.tensors("values"));
   if (vs.empty()) return c.error("values is empty");
-  KILN_ASSIGN(double ax, c.number("axis", 0));
-  KILN_ASSIGN(int64_t axis, axis_in(c, static_cast<int64_t>(ax), vs[0]->type.rank()));
+  KILN_ASSIGN(int64_t ax, c.integer("axis", 0));
+  KILN_ASSIGN(int64_t axis, axis_in(c, ax, vs[0]->type.rank()));
   return one(c.op("kiln.concat", vs, {{"axis", axis}}));
 }
 
@@ -469,7 +473,7 @@ Outs op_upsample(Call &c) {
   if (xs.size() < 3 || factor.size() != xs.size() - 2) return c.error("factor must have one entry per spatial dimension");
   Shape out = xs;
   for (size_t i = 0; i < factor.size(); ++i) {
-    if (factor[i] <= 0) return c.error("factor entries must be positive");
+    if (factor[i] <= 0 || factor[i] > kMaxWindow) return c.error("factor entries must be in [1, 2^24]");
     out[2 + i] *= factor[i];
   }
   AttrMap a;

@@ -5,6 +5,7 @@
 #include "frontend/nnef/syntax.h"
 
 #include <cctype>
+#include <cmath>
 #include <charconv>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -171,6 +172,10 @@ private:
       e.is_int = t.find_first_of(".eE") == std::string::npos;
       char *endp = nullptr;
       e.num = std::strtod(t.c_str(), &endp);
+      // Integers convert to int64 later; beyond 2^53 a double no longer holds them exactly.
+      if (e.is_int && !(std::fabs(e.num) <= 9007199254740992.0))
+        return error(fmt::format("integer {} is too large", t));
+      if (!std::isfinite(e.num)) return error(fmt::format("number {} is out of range", t));
       KILN_TRY(next());
       return e;
     }

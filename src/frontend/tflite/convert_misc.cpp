@@ -142,7 +142,8 @@ Status pad(OpCtx &c, bool v2) {
   std::vector<int64_t> pads(2 * rank);
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t to = nchw ? nchw_axis(d) : d;
-    if (p[2 * d] < 0 || p[2 * d + 1] < 0) return c.error("paddings must not be negative");
+    if (p[2 * d] < 0 || p[2 * d + 1] < 0 || p[2 * d] > (1 << 24) || p[2 * d + 1] > (1 << 24))
+      return c.error("paddings must be in [0, 2^24]");
     pads[to] = p[2 * d];
     pads[rank + to] = p[2 * d + 1];
   }

@@ -19,9 +19,10 @@ struct Window {
 Result<std::vector<int64_t>> pads_for(OpCtx &c, fb::Padding padding, const Shape &nchw, const Window &w) {
   std::vector<int64_t> p(4, 0);
   for (int i = 0; i < 2; ++i) {
-    if (w.k[i] <= 0 || w.s[i] <= 0 || w.d[i] <= 0)
-      return c.error(fmt::format("window size {}, stride {} and dilation {} must be positive", w.k[i],
-                                 w.s[i], w.d[i]));
+    constexpr int64_t kMax = int64_t(1) << 24; // keeps the arithmetic below far from overflow
+    if (w.k[i] <= 0 || w.s[i] <= 0 || w.d[i] <= 0 || w.k[i] > kMax || w.s[i] > kMax || w.d[i] > kMax)
+      return c.error(fmt::format("window size {}, stride {} and dilation {} must be in [1, 2^24]",
+                                 w.k[i], w.s[i], w.d[i]));
     if (padding != fb::Padding::SAME) continue;
     const int64_t in = nchw[2 + i], eff = (w.k[i] - 1) * w.d[i] + 1;
     const int64_t out = (in + w.s[i] - 1) / w.s[i];
@@ -161,7 +162,7 @@ Status transpose_conv(OpCtx &c) {
   Window win{{ws[1], ws[2]}, {o->stride_h(), o->stride_w()}, {1, 1}};
   std::vector<int64_t> pads(4, 0), extra(2, 0);
   for (int i = 0; i < 2; ++i) {
-    if (win.s[i] <= 0) return c.error("strides must be positive");
+    if (win.s[i] <= 0 || win.s[i] > (1 << 24)) return c.error("strides must be in [1, 2^24]");
     const int64_t in = x->type.dims[2 + i], out = out_shape[1 + i];
     const int64_t full = (in - 1) * win.s[i] + win.k[i];
     int64_t total = 0;
@@ -192,8 +193,8 @@ Status resize(OpCtx &c, bool bilinear) {
   KILN_TRY(c.need_inputs(2));
   KILN_ASSIGN(Value * x, c.in_nchw(0));
   KILN_ASSIGN(auto size, c.const_ints(1));
-  if (size.size() != 2 || size[0] <= 0 || size[1] <= 0)
-    return c.error("size must be two positive integers");
+  if (size.size() != 2 || size[0] <= 0 || size[1] <= 0 || size[0] > (1 << 24) || size[1] > (1 << 24))
+    return c.error("size must be two integers in [1, 2^24]");
   bool align = false, half = false;
   if (bilinear) {
     if (const auto *o = c.op->builtin_options_as_ResizeBilinearOptions())

@@ -123,7 +123,14 @@ Status Importer::read_tensors() {
         if (q->zero_point() && q->zero_point()->size() > 0) {
           if (q->zero_point()->size() != ns)
             return err("quantization has different numbers of scales and zero points");
-          for (int64_t z : *q->zero_point()) ti.zero_point.push_back(z);
+          // A zero point must be a value of the storage type (TFLite's own rule).
+          const int64_t lo = ti.dtype == DType::u8 ? 0 : ti.dtype == DType::i8 ? -128 : ti.dtype == DType::i16 ? -32768 : INT32_MIN;
+          const int64_t hi = ti.dtype == DType::u8 ? 255 : ti.dtype == DType::i8 ? 127 : ti.dtype == DType::i16 ? 32767 : INT32_MAX;
+          for (int64_t z : *q->zero_point()) {
+            if (z < lo || z > hi)
+              return err(fmt::format("zero point {} is outside the range of {}", z, dtype_name(ti.dtype)));
+            ti.zero_point.push_back(z);
+          }
         } else {
           ti.zero_point.assign(ns, 0);
         }
