@@ -126,7 +126,12 @@ Status Importer::read_tensors() {
           // A zero point must be a value of the storage type (TFLite's own rule).
           const int64_t lo = ti.dtype == DType::u8 ? 0 : ti.dtype == DType::i8 ? -128 : ti.dtype == DType::i16 ? -32768 : INT32_MIN;
           const int64_t hi = ti.dtype == DType::u8 ? 255 : ti.dtype == DType::i8 ? 127 : ti.dtype == DType::i16 ? 32767 : INT32_MAX;
-          for (int64_t z : *q->zero_point()) {
+          // The verifier checks a vector's 4-byte length prefix, not its 8-byte elements'
+          // alignment: copy each zero point out instead of loading it in place.
+          const auto *zps = q->zero_point();
+          for (flatbuffers::uoffset_t k = 0; k < zps->size(); ++k) {
+            int64_t z;
+            std::memcpy(&z, zps->Data() + k * sizeof(int64_t), sizeof(int64_t));
             if (z < lo || z > hi)
               return err(fmt::format("zero point {} is outside the range of {}", z, dtype_name(ti.dtype)));
             ti.zero_point.push_back(z);
