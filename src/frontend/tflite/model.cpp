@@ -38,6 +38,7 @@ private:
   std::vector<std::vector<uint8_t>> owned_; // densified sparse constants
 
   Status read_tensors();
+  Status read_data(const fb::Tensor &t, TensorInfo &ti);
   Status check_operators();
   Status check_index(int t, const std::string &what) const;
   Status bind_inputs(Function &fn);
@@ -76,10 +77,115 @@ int builtin_code_of(const fb::OperatorCode &c) {
 
 } // namespace
 
+namespace {
+
+// Scales and zero points (per tensor, or per channel along quantized_dimension).
+Status read_quantization(const fb::QuantizationParameters &q, TensorInfo &ti) {
+  if (q.details_type() != fb::QuantizationDetails::NONE)
+    return Status::error("custom quantization is not supported");
+  if (!q.scale() || q.scale()->size() == 0) return Status::ok();
+  if (ti.dtype != DType::i8 && ti.dtype != DType::u8 && ti.dtype != DType::i16 && ti.dtype != DType::i32)
+    return Status::error(fmt::format("quantised {} tensors are not supported", dtype_name(ti.dtype)));
+  ti.quantized = true;
+  for (float s : *q.scale()) {
+    if (!(std::isfinite(s) && s > 0))
+      return Status::error(fmt::format("quantization scale {} is not positive", s));
+    ti.scale.push_back(s);
+  }
+  const size_t ns = ti.scale.size();
+  ti.zero_point.assign(ns, 0);
+  if (const auto *zps = q.zero_point(); zps && zps->size() > 0) {
+    if (zps->size() != ns)
+      return Status::error("quantization has different numbers of scales and zero points");
+    // A zero point must be a value of the storage type (TFLite's own rule).
+    const int64_t lo = ti.dtype == DType::u8 ? 0 : ti.dtype == DType::i8 ? -128
+                       : ti.dtype == DType::i16 ? -32768 : INT32_MIN;
+    const int64_t hi = ti.dtype == DType::u8 ? 255 : ti.dtype == DType::i8 ? 127
+                       : ti.dtype == DType::i16 ? 32767 : INT32_MAX;
+    // The verifier checks a vector's 4-byte length prefix, not its 8-byte elements'
+    // alignment: copy each zero point out instead of loading it in place.
+    for (flatbuffers::uoffset_t k = 0; k < zps->size(); ++k) {
+      int64_t z;
+      std::memcpy(&z, zps->Data() + k * sizeof(int64_t), sizeof(int64_t));
+      if (z < lo || z > hi)
+        return Status::error(fmt::format("zero point {} is outside the range of {}", z, dtype_name(ti.dtype)));
+      ti.zero_point[k] = z;
+    }
+  }
+  ti.quant_dim = q.quantized_dimension();
+  if (ns > 1 && (ti.quant_dim < 0 || ti.quant_dim >= static_cast<int64_t>(ti.shape.size()) ||
+                 ti.shape[ti.quant_dim] != static_cast<int64_t>(ns)))
+    return Status::error(fmt::format("{} per-channel scales do not match dimension {} of [{}]", ns,
+                                     ti.quant_dim, shape_str(ti.shape)));
+  return Status::ok();
+}
+
+// The declared shape, within kMaxRank and KILN_MAX_TENSOR_BYTES.
+Status read_shape(const fb::Tensor &t, TensorInfo &ti) {
+  if (!t.shape()) return Status::ok();
+  if (t.shape()->size() > kMaxRank)
+    return Status::error(fmt::format("rank {} exceeds {}", t.shape()->size(), kMaxRank));
+  int64_t numel = 1;
+  for (int32_t d : *t.shape()) {
+    if (d < 0) return Status::error(fmt::format("dimension {} is not a static size", d));
+    ti.shape.push_back(d);
+    if (d && numel > limits().max_tensor_bytes / d) return Status::error("shape is too large");
+    numel *= d;
+  }
+  if (numel * static_cast<int64_t>(dtype_size(ti.dtype)) > limits().max_tensor_bytes)
+    return Status::error("shape is too large (KILN_MAX_TENSOR_BYTES)");
+  return Status::ok();
+}
+
+} // namespace
+
+// A constant's bytes: the buffer's inline data or (large models) a range of the file after
+// the flatbuffer; sparse constants are densified. Sizes must match the shape exactly.
+Status Importer::read_data(const fb::Tensor &t, TensorInfo &ti) {
+  const uint32_t bi = t.buffer();
+  if (bi == 0) {
+    if (t.sparsity()) return Status::error("a sparse tensor must be a constant");
+    return Status::ok();
+  }
+  const auto *bufs = m_.buffers();
+  if (!bufs || bi >= bufs->size())
+    return Status::error(fmt::format("buffer {} is out of range ({} buffers)", bi, bufs ? bufs->size() : 0));
+  const fb::Buffer *buf = bufs->Get(bi);
+  const uint8_t *data = nullptr;
+  size_t size = 0;
+  if (buf->data() && buf->data()->size() > 0) {
+    data = buf->data()->data();
+    size = buf->data()->size();
+  } else if (buf->offset() > 1) {
+    if (buf->offset() > file_.size() || buf->size() > file_.size() - buf->offset())
+      return Status::error(fmt::format("buffer {} lies outside the file (offset {}, size {})", bi,
+                                       buf->offset(), buf->size()));
+    data = file_.data() + buf->offset();
+    size = buf->size();
+  }
+  if (!data) {
+    if (t.sparsity()) return Status::error("a sparse tensor must be a constant");
+    return Status::ok();
+  }
+  if (t.sparsity()) {
+    if (ti.quantized) return Status::error("sparse quantised tensors are not supported");
+    KILN_ASSIGN(auto dense, densify(*t.sparsity(), ti.shape, dtype_size(ti.dtype), data, size));
+    owned_.push_back(std::move(dense));
+    data = owned_.back().data();
+    size = owned_.back().size();
+  }
+  const size_t want = static_cast<size_t>(shape_numel(ti.shape)) * dtype_size(ti.dtype);
+  if (size != want)
+    return Status::error(fmt::format("buffer {} has {} bytes, shape [{}] of {} needs {}", bi, size,
+                                     shape_str(ti.shape), dtype_name(ti.dtype), want));
+  ti.data = data;
+  ti.size = size;
+  return Status::ok();
+}
+
 Status Importer::read_tensors() {
   const auto *ts = sg_->tensors();
   const size_t n = ts ? ts->size() : 0;
-  const auto *bufs = m_.buffers();
   tensors_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const fb::Tensor *t = ts->Get(static_cast<flatbuffers::uoffset_t>(i));
@@ -89,101 +195,16 @@ Status Importer::read_tensors() {
       return Status::error(fmt::format("tensor {} ('{}'): {}", i, ti.name, msg));
     };
     auto dt = dtype_of(t->type());
-    if (!dt)
-      return err(fmt::format("type {} is not supported", fb::EnumNameTensorType(t->type())
-                                                              ? fb::EnumNameTensorType(t->type())
-                                                              : "?"));
+    if (!dt) {
+      const char *name = fb::EnumNameTensorType(t->type());
+      return err(fmt::format("type {} is not supported", name && *name ? name : "?"));
+    }
     ti.dtype = *dt;
     if (t->is_variable()) return err("variable tensors are not supported");
-    int64_t numel = 1;
-    if (t->shape() && t->shape()->size() > kMaxRank)
-      return err(fmt::format("rank {} exceeds {}", t->shape()->size(), kMaxRank));
-    if (t->shape())
-      for (int32_t d : *t->shape()) {
-        if (d < 0) return err(fmt::format("dimension {} is not a static size", d));
-        ti.shape.push_back(d);
-        if (d && numel > limits().max_tensor_bytes / d) return err("shape is too large");
-        numel *= d;
-      }
-    if (numel * static_cast<int64_t>(dtype_size(ti.dtype)) > limits().max_tensor_bytes)
-      return err("shape is too large (KILN_MAX_TENSOR_BYTES)");
-    if (const auto *q = t->quantization()) {
-      if (q->details_type() != fb::QuantizationDetails::NONE)
-        return err("custom quantization is not supported");
-      if (q->scale() && q->scale()->size() > 0) {
-        if (ti.dtype != DType::i8 && ti.dtype != DType::u8 && ti.dtype != DType::i16 &&
-            ti.dtype != DType::i32)
-          return err(fmt::format("quantised {} tensors are not supported", dtype_name(ti.dtype)));
-        ti.quantized = true;
-        for (float s : *q->scale()) {
-          if (!(std::isfinite(s) && s > 0)) return err(fmt::format("quantization scale {} is not positive", s));
-          ti.scale.push_back(s);
-        }
-        const size_t ns = ti.scale.size();
-        if (q->zero_point() && q->zero_point()->size() > 0) {
-          if (q->zero_point()->size() != ns)
-            return err("quantization has different numbers of scales and zero points");
-          // A zero point must be a value of the storage type (TFLite's own rule).
-          const int64_t lo = ti.dtype == DType::u8 ? 0 : ti.dtype == DType::i8 ? -128 : ti.dtype == DType::i16 ? -32768 : INT32_MIN;
-          const int64_t hi = ti.dtype == DType::u8 ? 255 : ti.dtype == DType::i8 ? 127 : ti.dtype == DType::i16 ? 32767 : INT32_MAX;
-          // The verifier checks a vector's 4-byte length prefix, not its 8-byte elements'
-          // alignment: copy each zero point out instead of loading it in place.
-          const auto *zps = q->zero_point();
-          for (flatbuffers::uoffset_t k = 0; k < zps->size(); ++k) {
-            int64_t z;
-            std::memcpy(&z, zps->Data() + k * sizeof(int64_t), sizeof(int64_t));
-            if (z < lo || z > hi)
-              return err(fmt::format("zero point {} is outside the range of {}", z, dtype_name(ti.dtype)));
-            ti.zero_point.push_back(z);
-          }
-        } else {
-          ti.zero_point.assign(ns, 0);
-        }
-        ti.quant_dim = q->quantized_dimension();
-        if (ns > 1) {
-          if (ti.quant_dim < 0 || ti.quant_dim >= static_cast<int64_t>(ti.shape.size()) ||
-              ti.shape[ti.quant_dim] != static_cast<int64_t>(ns))
-            return err(fmt::format("{} per-channel scales do not match dimension {} of [{}]", ns,
-                                   ti.quant_dim, shape_str(ti.shape)));
-        }
-      }
-    }
-    const uint32_t bi = t->buffer();
-    if (bi != 0) {
-      if (!bufs || bi >= bufs->size())
-        return err(fmt::format("buffer {} is out of range ({} buffers)", bi, bufs ? bufs->size() : 0));
-      const fb::Buffer *buf = bufs->Get(bi);
-      const uint8_t *data = nullptr;
-      size_t size = 0;
-      if (buf->data() && buf->data()->size() > 0) {
-        data = buf->data()->data();
-        size = buf->data()->size();
-      } else if (buf->offset() > 1) {
-        if (buf->offset() > file_.size() || buf->size() > file_.size() - buf->offset())
-          return err(fmt::format("buffer {} lies outside the file (offset {}, size {})", bi,
-                                 buf->offset(), buf->size()));
-        data = file_.data() + buf->offset();
-        size = buf->size();
-      }
-      if (data && t->sparsity()) {
-        if (ti.quantized) return err("sparse quantised tensors are not supported");
-        auto dense = densify(*t->sparsity(), ti.shape, dtype_size(ti.dtype), data, size);
-        if (!dense) return err(dense.status().message());
-        owned_.push_back(std::move(dense).value());
-        data = owned_.back().data();
-        size = owned_.back().size();
-      } else if (t->sparsity()) {
-        return err("a sparse tensor must be a constant");
-      }
-      if (data) {
-        const size_t want = static_cast<size_t>(numel) * dtype_size(ti.dtype);
-        if (size != want)
-          return err(fmt::format("buffer {} has {} bytes, shape [{}] of {} needs {}", bi, size,
-                                 shape_str(ti.shape), dtype_name(ti.dtype), want));
-        ti.data = data;
-        ti.size = size;
-      }
-    }
+    Status st = read_shape(*t, ti);
+    if (st && t->quantization()) st = read_quantization(*t->quantization(), ti);
+    if (st) st = read_data(*t, ti);
+    if (!st) return err(st.message());
   }
   return Status::ok();
 }
