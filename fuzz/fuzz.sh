@@ -5,17 +5,17 @@
 # a timeout or an out-of-memory. Findings are written to tests/fuzz-regressions/<target>/, where
 # ctest fuzz-regressions (the normal build) replays them once fixed.
 #
-#   FUZZ_SECONDS=60 FUZZ_TARGETS="onnx onnx_text text_ir artifact stablehlo kir_text" JOBS=2 ./fuzz/fuzz.sh
+#   FUZZ_SECONDS=60 FUZZ_TARGETS="onnx onnx_text text_ir artifact stablehlo kir_text tflite nnef" JOBS=2 ./fuzz/fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
-FUZZ_TARGETS=${FUZZ_TARGETS:-onnx onnx_text text_ir artifact stablehlo kir_text}
+FUZZ_TARGETS=${FUZZ_TARGETS:-onnx onnx_text text_ir artifact stablehlo kir_text tflite nnef}
 FUZZ_RSS_MB=${FUZZ_RSS_MB:-2048}
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-2}
 
-declare -A max_len=([onnx]=65536 [onnx_text]=65536 [text_ir]=16384 [artifact]=65536 [stablehlo]=32768 [kir_text]=16384)
+declare -A max_len=([onnx]=65536 [onnx_text]=65536 [text_ir]=16384 [artifact]=65536 [stablehlo]=32768 [kir_text]=16384 [tflite]=65536 [nnef]=32768)
 
 san="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 san+=" -fno-omit-frame-pointer"

@@ -9,6 +9,8 @@
 #                      node tests and models/*.onnx
 #   OUT_DIR/stablehlo  fuzz/seeds/stablehlo, tests/stablehlo/programs/*.mlir,
 #                      ../shared/models/*.mlir
+#   OUT_DIR/tflite     fuzz/seeds/tflite, ../shared/tflite-tests/*.tflite (up to 64 KiB)
+#   OUT_DIR/nnef       fuzz/seeds/nnef (graph text and .dat files), ../shared/nnef-tests/*/graph.nnef
 # Every saved finding (tests/fuzz-regressions/<target>/) is a seed too. Seeds larger than 64 KiB
 # are left out (the fuzzers' -max_len would cut them). Without KILN_BIN (build/bin/kiln) the
 # compiled seeds are skipped. Existing corpus files are kept, so the corpora grow across runs.
@@ -88,7 +90,7 @@ fi
 
 out=${1:?usage: make-corpus.sh OUT_DIR [KILN_BIN]}
 kiln=${2:-}
-for t in onnx onnx_text text_ir artifact stablehlo; do
+for t in onnx onnx_text text_ir artifact stablehlo tflite nnef; do
   mkdir -p "$out/$t"
   for f in fuzz/seeds/$t/* tests/fuzz-regressions/$t/*; do
     if [ -f "$f" ]; then add "$out/$t" "$(basename "$(dirname "$f")").$(basename "$f")" "$f"; fi
@@ -132,6 +134,12 @@ fi
 for f in tests/stablehlo/programs/*.mlir ../shared/models/*.mlir; do
   if [ -f "$f" ]; then add "$out/stablehlo" "$(basename "$f")" "$f"; fi
 done
+for f in ../shared/tflite-tests/*.tflite; do
+  if [ -f "$f" ]; then add "$out/tflite" "$(basename "$f")" "$f"; fi
+done
+for f in ../shared/nnef-tests/*/graph.nnef; do
+  if [ -f "$f" ]; then add "$out/nnef" "$(basename "$(dirname "$f")").nnef" "$f"; fi
+done
 # libFuzzer dictionaries for the text formats: every word of the seeds and op registrations,
 # plus the punctuation the grammars use.
 make_dict() { # make_dict OUT FILE...
@@ -146,7 +154,8 @@ make_dict() { # make_dict OUT FILE...
 make_dict "$out/text_ir.dict" fuzz/seeds/text_ir/* tests/ir/*.kgraph \
   <(grep -ho 'name = "kiln\.[a-z_0-9]*"' src/ops/*.cpp | sed 's/name = "//; s/"$//')
 make_dict "$out/stablehlo.dict" fuzz/seeds/stablehlo/* tests/stablehlo/programs/*.mlir
+make_dict "$out/nnef.dict" fuzz/seeds/nnef/*
 
-for t in onnx onnx_text text_ir artifact stablehlo; do
+for t in onnx onnx_text text_ir artifact stablehlo tflite nnef; do
   echo "make-corpus: $t: $(find "$out/$t" -type f | wc -l) seeds"
 done

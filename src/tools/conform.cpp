@@ -1,6 +1,7 @@
 // kiln conform: runs a folder of ONNX backend tests (node/ layout: TEST/model.onnx and
 // TEST/test_data_set_N/{input,output}_K.pb) or of models (NAME.onnx, NAME.in.INPUT.npy,
-// NAME.out.OUTPUT.npy) and compares with the expected outputs.
+// NAME.out.OUTPUT.npy; NAME.tflite or NNEF folders NAME/graph.nnef with NAME.in.K.npy and
+// NAME.out.K.npy by position) and compares with the expected outputs.
 #include "exec/executor.h"
 #include "frontend/model_import.h"
 #include "passes/pass.h"
@@ -14,6 +15,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
+#include <cmath>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -47,6 +50,10 @@ struct TestCase {
   };
   std::vector<DataSet> sets;
   double rtol = 1e-3, atol = 1e-7;
+  // TFLite / NNEF folders: a float output matches when max |got - want| <= range_tol *
+  // max |want| (their READMEs' measure); integer outputs may differ by int_lsb.
+  double range_tol = 0;
+  int64_t int_lsb = 0;
 };
 
 struct Outcome {
@@ -72,11 +79,44 @@ std::vector<fs::path> sorted_files(const fs::path &dir, const std::string &prefi
   return v;
 }
 
+// NAME.in.K.npy / NAME.out.K.npy beside a TFLite file or an NNEF folder, K the position.
+TestCase positional_case(const fs::path &dir, const std::string &name, fs::path model) {
+  TestCase t;
+  t.name = name;
+  t.model = std::move(model);
+  t.rtol = 0;
+  t.atol = 0;
+  t.range_tol = 1e-5;
+  t.int_lsb = 1;
+  std::map<long, fs::path> ins, outs;
+  for (auto &f : fs::directory_iterator(dir)) {
+    const std::string fn = f.path().filename().string();
+    if (f.path().extension() != ".npy") continue;
+    for (auto [prefix, into] : {std::pair{name + ".in.", &ins}, std::pair{name + ".out.", &outs}}) {
+      if (fn.rfind(prefix, 0) != 0) continue;
+      const std::string k = fn.substr(prefix.size(), fn.size() - prefix.size() - 4);
+      if (!k.empty() && k.find_first_not_of("0123456789") == std::string::npos)
+        (*into)[std::atol(k.c_str())] = f.path();
+    }
+  }
+  TestCase::DataSet ds;
+  for (auto &[k, f] : ins) ds.inputs.push_back({"", f});
+  for (auto &[k, f] : outs) ds.outputs.push_back({"", f});
+  t.sets.push_back(std::move(ds));
+  return t;
+}
+
 std::vector<TestCase> discover(const fs::path &dir) {
   std::vector<TestCase> tests;
   std::set<std::string> seen;
   for (auto &e : fs::directory_iterator(dir)) {
-    if (e.is_directory() && fs::exists(e.path() / "model.onnx")) {
+    if (e.is_regular_file() && e.path().extension() == ".tflite") {
+      tests.push_back(positional_case(dir, e.path().stem().string(), e.path()));
+    } else if (e.is_regular_file() && e.path().extension() == ".tgz") {
+      tests.push_back(positional_case(dir, e.path().stem().string(), e.path())); // NNEF, packed
+    } else if (e.is_directory() && fs::exists(e.path() / "graph.nnef")) {
+      tests.push_back(positional_case(dir, e.path().filename().string(), e.path()));
+    } else if (e.is_directory() && fs::exists(e.path() / "model.onnx")) {
       TestCase t;
       t.name = e.path().filename().string();
       t.model = e.path() / "model.onnx";
@@ -136,6 +176,20 @@ std::vector<TestCase> discover(const fs::path &dir) {
   return tests;
 }
 
+Compare compare_output(const Tensor &got, const Tensor &want, const TestCase &t, double rtol,
+                       double atol) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape() || (t.range_tol <= 0 && t.int_lsb <= 0))
+    return compare_tensors(got, want, rtol, atol);
+  if (is_float(want.dtype()) && t.range_tol > 0) {
+    double range = 0;
+    for (int64_t i = 0; i < want.numel(); ++i) range = std::max(range, std::fabs(want.get_f64(i)));
+    return compare_tensors(got, want, 0, t.range_tol * range);
+  }
+  if (!is_float(want.dtype()) && t.int_lsb > 0)
+    return compare_tensors(got.cast(DType::f64), want.cast(DType::f64), 0, double(t.int_lsb));
+  return compare_tensors(got, want, rtol, atol);
+}
+
 Outcome run_test(const TestCase &t, const ConformArgs &args, DeviceRunner &runner) {
   Outcome o;
   o.name = t.name;
@@ -193,7 +247,10 @@ Outcome run_test(const TestCase &t, const ConformArgs &args, DeviceRunner &runne
           if (f.body.results[p]->name == ds.outputs[i].first) slot = p;
       auto want = load_tensor_file(ds.outputs[i].second.string());
       if (!want) return finish(Outcome::fail, "data", want.status().message());
-      Compare c = compare_tensors((*outs)[slot], want.value(), rtol, atol);
+      // --rtol / --atol on the command line replace a folder's own measure.
+      Compare c = args.rtol >= 0 || args.atol >= 0
+                      ? compare_tensors((*outs)[slot], want.value(), rtol, atol)
+                      : compare_output((*outs)[slot], want.value(), t, rtol, atol);
       if (!c.ok) return finish(Outcome::fail, "mismatch", fmt::format("output {}: {}", i, c.reason));
     }
   }
