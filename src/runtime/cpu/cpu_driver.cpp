@@ -18,6 +18,7 @@
 #include "runtime/driver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -60,16 +61,11 @@ unsigned default_threads() {
 
 // ---- states ----------------------------------------------------------------------------------
 
-// A loaded native library and the memfd it was loaded from. The descriptor stays open while
-// the library is loaded: glibc's dlopen matches an already-loaded object by the name it was
-// opened under, so a second library loaded through a reused /proc/self/fd/N path would get the
-// first one's handle.
+// A loaded native library.
 struct Library {
   void *handle = nullptr;
-  int fd = -1;
   ~Library() {
     if (handle) dlclose(handle);
-    if (fd >= 0) ::close(fd);
   }
 };
 
@@ -199,6 +195,20 @@ uint64_t buffer_size(const BufferState *b) { return self(b)->size; }
 
 // ---- executables -----------------------------------------------------------------------------
 
+// The path of descriptor `fd` under /proc, spelt differently for every load in the process.
+// glibc's dlopen returns an already-loaded object whose name matches the path it is given,
+// and descriptor numbers are reused: two libraries loaded through the same /proc/self/fd/N,
+// the first still loaded (held by a live module, or kept mapped because dlclose is a no-op as
+// in the sanitizer builds), would alias. The load count is written into the path as "./"
+// (bit 1) and "/" (bit 0) segments, which the kernel resolves to the same file.
+std::string unique_fd_path(int fd) {
+  static std::atomic<uint64_t> loads{0};
+  const uint64_t n = loads.fetch_add(1, std::memory_order_relaxed) + 1;
+  std::string p = "/proc/self/fd/";
+  for (int bit = 63 - __builtin_clzll(n); bit >= 0; --bit) p += (n >> bit) & 1 ? "./" : "/";
+  return p + std::to_string(fd);
+}
+
 // Loads `size` bytes of a shared object from memory: a sealed memfd, dlopen'ed by its
 // /proc/self/fd path (the file exists only in this process and cannot change after sealing).
 Status load_library(const uint8_t *bytes, size_t size, std::shared_ptr<Library> *out) {
@@ -216,11 +226,9 @@ Status load_library(const uint8_t *bytes, size_t size, std::shared_ptr<Library> 
     done += size_t(n);
   }
   fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   auto lib = std::make_shared<Library>();
-  lib->fd = fd;
-  lib->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  lib->handle = dlopen(unique_fd_path(fd).c_str(), RTLD_NOW | RTLD_LOCAL);
+  ::close(fd); // the mapping keeps the file alive
   if (!lib->handle) {
     const char *why = dlerror();
     return error(KILN_INVALID_ARTIFACT, "cannot load the artifact's native library: ",
