@@ -183,16 +183,16 @@ Result<Stmt> registers_body(const ContractionDef &d, const TileConfig &t, const 
   return block(std::move(body));
 }
 
-// Whether an operand map is a plain row-major matrix over (x, y): its index at every
-// coordinate is offset + x * stride + y, with no padding predicate (A: x = m, y = k; B: x = k,
-// y = n). Probed by folding the map
-// at constant coordinates (first and last batch entries, every k and x up to 256 and a spread
-// of others): maps with padding, strides or windows fail. `at(z, x, k)` gives the reference.
+// Whether an operand map is a plain row-major matrix over (x, y), x < X, y < Y: its index at
+// every coordinate is offset + x * stride + y, with no padding predicate (A: x = m, y = k; B:
+// x = k, y = n, or x = n, y = k for a transposed B). Probed by folding the map at constant
+// coordinates (first and last batch entries, every x and y up to 256 and a spread of others):
+// maps with padding, strides or windows fail. The stride, or nothing.
 std::optional<int64_t> row_major_stride(
     const std::function<OperandRef(int64_t z, int64_t x, int64_t y)> &at, int64_t batch,
-    int64_t X, int64_t K) {
-  auto index = [&](int64_t z, int64_t x, int64_t k) -> std::optional<int64_t> {
-    OperandRef r = at(z, x, k);
+    int64_t X, int64_t Y) {
+  auto index = [&](int64_t z, int64_t x, int64_t y) -> std::optional<int64_t> {
+    OperandRef r = at(z, x, y);
     if (r.inside.defined()) {
       const Expr in = simplify(r.inside);
       const auto *c = in.as<IntImm>();
@@ -211,16 +211,16 @@ std::optional<int64_t> row_major_stride(
     stride = *x1 - *o;
   }
   std::vector<std::pair<int64_t, int64_t>> points;
-  for (int64_t k = 0; k < std::min<int64_t>(K, 256); ++k) points.push_back({0, k});
+  for (int64_t y = 0; y < std::min<int64_t>(Y, 256); ++y) points.push_back({0, y});
   for (int64_t x = 0; x < std::min<int64_t>(X, 256); ++x) points.push_back({x, 0});
   for (int64_t a : {X - 1, X / 2, X / 3, (2 * X) / 3})
-    for (int64_t b : {K - 1, K / 2, K / 3, (2 * K) / 3}) points.push_back({a, b});
+    for (int64_t b : {Y - 1, Y / 2, Y / 3, (2 * Y) / 3}) points.push_back({a, b});
   for (int64_t z : {int64_t(0), batch - 1}) {
-    const auto base = index(z, 0, 0);
+    const auto base = z == 0 ? o : index(z, 0, 0);
     if (!base) return std::nullopt;
-    for (auto [x, k] : points) {
-      const auto v = index(z, x, k);
-      if (!v || *v != *base + x * stride + k) return std::nullopt;
+    for (auto [x, y] : points) {
+      const auto v = index(z, x, y);
+      if (!v || *v != *base + x * stride + y) return std::nullopt;
     }
   }
   return stride;
