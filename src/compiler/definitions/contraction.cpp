@@ -187,10 +187,14 @@ Result<Stmt> registers_body(const ContractionDef &d, const TileConfig &t, const 
 // every coordinate is offset + x * stride + y, with no padding predicate (A: x = m, y = k; B:
 // x = k, y = n, or x = n, y = k for a transposed B). Probed by folding the map at constant
 // coordinates (first and last batch entries, every x and y up to 256 and a spread of others):
-// maps with padding, strides or windows fail. The stride, or nothing.
+// maps with padding, strides or windows fail. With `chunk` < X, rows need only be row-major
+// within each run of `chunk` rows starting at a multiple of it (one k step of the matrix
+// strategy; its origin is folded per step): offset(x0) + (x - x0) * stride + y with x0 the
+// run's first row, the same stride in every run. The stride, or nothing.
 std::optional<int64_t> row_major_stride(
     const std::function<OperandRef(int64_t z, int64_t x, int64_t y)> &at, int64_t batch,
-    int64_t X, int64_t Y) {
+    int64_t X, int64_t Y, int64_t chunk = 0) {
+  if (chunk <= 0) chunk = X;
   auto index = [&](int64_t z, int64_t x, int64_t y) -> std::optional<int64_t> {
     OperandRef r = at(z, x, y);
     if (r.inside.defined()) {
@@ -205,7 +209,7 @@ std::optional<int64_t> row_major_stride(
   const auto o = index(0, 0, 0);
   if (!o) return std::nullopt;
   int64_t stride = 0;
-  if (X > 1) {
+  if (X > 1 && chunk > 1) {
     const auto x1 = index(0, 1, 0);
     if (!x1) return std::nullopt;
     stride = *x1 - *o;
@@ -216,11 +220,11 @@ std::optional<int64_t> row_major_stride(
   for (int64_t a : {X - 1, X / 2, X / 3, (2 * X) / 3})
     for (int64_t b : {Y - 1, Y / 2, Y / 3, (2 * Y) / 3}) points.push_back({a, b});
   for (int64_t z : {int64_t(0), batch - 1}) {
-    const auto base = z == 0 ? o : index(z, 0, 0);
-    if (!base) return std::nullopt;
     for (auto [x, y] : points) {
+      const int64_t x0 = x - x % chunk;
+      const auto base = z == 0 && x0 == 0 ? o : index(z, x0, 0);
       const auto v = index(z, x, y);
-      if (!v || *v != *base + x * stride + y) return std::nullopt;
+      if (!base || !v || *v != *base + (x - x0) * stride + y) return std::nullopt;
     }
   }
   return stride;
@@ -277,13 +281,13 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
   // unit stride along k): then it is multiplied column-major, staged slices included, so
   // every output sums its products in one order whichever way its tile's B arrives (a model
   // whose outputs must come out equal does not see direct and staged tiles round apart).
-  // (The kernel IR wants matrix strides of whole 16-byte units.)
+  // (Any stride: the matrix strategy is the C backend's, whose matrices take unaligned rows.)
   auto usable = [&](const std::optional<int64_t> &st, const BufferVar &buf) {
-    return st && *st >= 0 && *st % 4 == 0 && buf.elem == f;
+    return st && *st >= 0 && buf.elem == f;
   };
   const auto b_rows = row_major_stride(
       [&](int64_t z, int64_t kv, int64_t n) { return d.b_at(i32(z), kcoords(kv), i32(n)); },
-      d.batch, K, d.N);
+      d.batch, K, d.N, t.tk);
   const auto b_ld = usable(b_rows, d.b)
                         ? b_rows
                         : row_major_stride([&](int64_t z, int64_t n, int64_t kv) {
@@ -355,16 +359,29 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
   }
   std::vector<Stmt> body{declare_var(acc, matrix_fill(tc, make_const(f, 0))),
                          for_loop(kt, i32(0), i32(steps), step),
-                         matrix_store(sc, i32(0), i32(t.tn), MatrixLayout::row_major, acc)};
-  // The epilogue: every in-bounds element through the definition's store.
+                         d.store_n_outer
+                             ? matrix_store(sc, i32(0), i32(t.tm), MatrixLayout::col_major, acc)
+                             : matrix_store(sc, i32(0), i32(t.tn), MatrixLayout::row_major, acc)};
+  // The epilogue: every in-bounds element through the definition's store; by rows of m, or
+  // with n outermost (what n alone decides is then computed once per column).
   const Expr m = var("om", ScalarType::i32), n = var("on", ScalarType::i32);
-  KILN_ASSIGN(Stmt st, d.store(l.z, m, n, load_shared(sc, i * t.tn + j)));
-  Expr inb;
-  if (d.M % t.tm != 0) inb = m < d.M;
-  if (d.N % t.tn != 0) inb = inb.defined() ? logical_and(inb, n < d.N) : n < d.N;
-  if (inb.defined()) st = if_then(inb, st);
-  st = let(m, l.m0 + i, let(n, l.n0 + j, st));
-  body.push_back(for_loop(i, i32(0), i32(t.tm), for_loop(j, i32(0), i32(t.tn), st)));
+  KILN_ASSIGN(Stmt st, d.store(l.z, m, n,
+                               load_shared(sc, d.store_n_outer ? j * t.tm + i : i * t.tn + j)));
+  // A tile inside the output stores without per-element guards (loops a C compiler vectorises).
+  Expr inb, tile_in;
+  if (d.M % t.tm != 0) inb = m < d.M, tile_in = l.m0 + t.tm <= d.M;
+  if (d.N % t.tn != 0) {
+    inb = inb.defined() ? logical_and(inb, n < d.N) : n < d.N;
+    tile_in = both(tile_in, l.n0 + t.tn <= d.N);
+  }
+  auto loops = [&](Stmt s) {
+    return d.store_n_outer
+               ? for_loop(j, i32(0), i32(t.tn),
+                          let(n, l.n0 + j, for_loop(i, i32(0), i32(t.tm), let(m, l.m0 + i, s))))
+               : for_loop(i, i32(0), i32(t.tm),
+                          for_loop(j, i32(0), i32(t.tn), let(m, l.m0 + i, let(n, l.n0 + j, s))));
+  };
+  body.push_back(inb.defined() ? if_then(tile_in, loops(st), loops(if_then(inb, st))) : loops(st));
   return block(std::move(body));
 }
 

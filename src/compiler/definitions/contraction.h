@@ -37,6 +37,10 @@ struct ContractionDef {
   std::function<Result<kir::Stmt>(const kir::Expr &z, const kir::Expr &m, const kir::Expr &n,
                                   const kir::Expr &acc)> store;
 
+  // The matrix strategy's epilogue visits n outermost (what only n decides, e.g. a
+  // position's coordinates, computed once per column) instead of by rows of m.
+  bool store_n_outer = false;
+
   int64_t K() const { return shape_numel(kdims); }
   ContractionShape shape() const { return {batch, M, N, K()}; }
 };

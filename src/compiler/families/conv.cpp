@@ -95,6 +95,141 @@ ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, i
   return d;
 }
 
+// Shifted rows: a stride-1 convolution of one group for the matrix strategy (the cpu target).
+// The input is copied once into a zero-padded scratch (planes of Pd = out + (kernel - 1) *
+// dilation per spatial dim, plane stride rounded up to 4 elements), k runs over (kernel
+// offsets..., input channel) and n over "wide" positions: n = flat index over (out[0], Pd[1],
+// ..., Pd[r-1]). The padded element of (k, n) is then plane(c) + n + sum_r k_r * dil_r *
+// pstride_r: for one kernel offset a tk-deep slice of channels is a row-major matrix (stride:
+// the plane), multiplied straight from the scratch; columns whose coordinates reach past the
+// output (r >= 1) are computed and dropped. The weights are repacked at compile time to
+// [M][kernel offsets][C], a plain row-major A. The taps of a row are read as contiguous runs
+// instead of gathered one element at a time with divisions and bounds checks.
+struct ShiftedRows {
+  Shape padded;                   // Pd per spatial dim
+  Shape wide;                     // (out[0], Pd[1], ..., Pd[r-1])
+  std::vector<int64_t> pstride;   // row-major strides of `padded`
+  int64_t plane = 0, slack = 0;   // plane stride (elements) and elements read past the last
+};
+
+ShiftedRows shifted_rows(const nn::Window &w) {
+  ShiftedRows s;
+  for (int64_t r = 0; r < w.rank(); ++r)
+    s.padded.push_back(w.out[r] + (w.kernel[r] - 1) * w.dilations[r]);
+  s.wide = s.padded;
+  s.wide[0] = w.out[0];
+  s.pstride = shape_strides(s.padded);
+  s.plane = (shape_numel(s.padded) + 3) / 4 * 4;
+  int64_t reach = shape_numel(s.wide) - 1; // the furthest element a tap reads, from a plane
+  for (int64_t r = 0; r < w.rank(); ++r)
+    reach += (w.kernel[r] - 1) * w.dilations[r] * s.pstride[r];
+  s.slack = std::max<int64_t>(0, reach + 1 - s.plane);
+  return s;
+}
+
+// Whether `op` (not depthwise) can take the shifted-rows form, and its packed weights.
+const Tensor *shifted_rows_weights(const Op &op, const nn::Window &w, int64_t G, int64_t Cg) {
+  if (G != 1 || Cg % 4 != 0 || w.kernel_size() == 1) return nullptr;
+  if (op.operands[0]->type.dtype != DType::f32 || op.results[0]->type.dtype != DType::f32)
+    return nullptr;
+  for (int64_t r = 0; r < w.rank(); ++r)
+    if (w.strides[r] != 1) return nullptr;
+  const Tensor *wt = const_operand(op, 1);
+  return wt && wt->dtype() == DType::f32 ? wt : nullptr;
+}
+
+// The shifted-rows kernels (pad copy, then the contraction) when the table runs this
+// convolution with the matrix strategy; false (nothing emitted) otherwise.
+Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) {
+  const Shape &xd = op.operands[0]->type.dims;
+  const int64_t images = xd[0], C = xd[1], M = op.operands[1]->type.dims[0];
+  const Tensor *wt = shifted_rows_weights(op, w, op.attr_int("group", 1), C);
+  if (!wt) return false;
+  const ShiftedRows s = shifted_rows(w);
+  const int64_t ksize = w.kernel_size(), in_size = w.in_size(), out_size = w.out_size();
+  ContractionDef d;
+  d.batch = images;
+  d.M = M;
+  d.N = shape_numel(s.wide);
+  d.kdims = Shape(w.kernel);
+  d.kdims.push_back(C);
+  ContractionSchedule sched = schedule_contraction(c, d);
+  if (sched.strategy != Strategy::matrix || sched.split_k != 1) return false;
+  // tk: a multiple of 4 dividing C, so no k step straddles two kernel offsets.
+  int tk = std::min<int>(sched.tile.tk, static_cast<int>(C)) / 4 * 4;
+  while (C % tk != 0) tk -= 4;
+  sched.tile.tk = tk;
+  c.count_strategy(sched.strategy);
+
+  // Weights [M][C][taps] -> [M][taps][C].
+  Tensor packed(DType::f32, Shape{M, ksize * C});
+  const float *src = wt->data<float>();
+  float *dst = packed.data_mut<float>();
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t ci = 0; ci < C; ++ci)
+      for (int64_t t = 0; t < ksize; ++t)
+        dst[(m * ksize + t) * C + ci] = src[(m * C + ci) * ksize + t];
+
+  const uint64_t padded_count = static_cast<uint64_t>(images * C * s.plane + s.slack);
+  const int pad_id = c.new_scratch(padded_count * 4);
+  {
+    GridKernel gp(c, op, "conv_pad_rows");
+    KILN_ASSIGN(const BufferVar X, gp.in(op.operands[0]));
+    const BufferVar P = gp.scratch(pad_id, ScalarType::f32, true);
+    const int64_t planes = images * C, pn = shape_numel(s.padded);
+    KILN_TRY(gp.finish(static_cast<int64_t>(padded_count), [&](Expr i) -> Result<Stmt> {
+      return let_all(gp, "p", {i / s.plane, i % s.plane}, [&](std::vector<Expr> pq) {
+        const Expr plane = pq[0], q = pq[1];
+        return let_all(gp, "x", unflatten(q, s.padded), [&](std::vector<Expr> ps) {
+          Expr inside = logical_and(plane < planes, q < pn);
+          std::vector<Expr> xs;
+          for (int64_t r = 0; r < w.rank(); ++r) {
+            Expr x = ps[r] - w.pad_begin[r];
+            if (w.pad_begin[r] > 0) inside = logical_and(inside, x >= 0);
+            inside = logical_and(inside, x < w.in[r]);
+            xs.push_back(x);
+          }
+          const Expr at = select(inside, plane * in_size + flatten(xs, w.in), i32(0));
+          return store(P, i, select(inside, load(X, at), make_const(ScalarType::f32, 0)));
+        });
+      });
+    }));
+  }
+
+  GridKernel g(c, op, "conv_rows");
+  d.acc = ScalarType::f32;
+  d.a = g.scratch(c.new_constant(std::move(packed)), ScalarType::f32, false);
+  d.b = g.scratch(pad_id, ScalarType::f32, false);
+  BufferVar B{-1, ScalarType::f32};
+  if (op.operands.size() > 2) {
+    KILN_ASSIGN(B, g.in(op.operands[2]));
+  }
+  KILN_ASSIGN(const BufferVar Y, g.out(op.results[0]));
+  d.a_at = [=](const Expr &, const Expr &m, const std::vector<Expr> &k) {
+    std::vector<Expr> taps(k.begin(), k.end() - 1);
+    return OperandRef{(m * ksize + flatten(taps, Shape(w.kernel))) * C + k.back(), Expr()};
+  };
+  d.b_at = [=](const Expr &z, const std::vector<Expr> &k, const Expr &n) {
+    Expr at = (z * C + k.back()) * s.plane + n;
+    for (int64_t r = 0; r < w.rank(); ++r)
+      if (w.kernel[r] > 1) at = at + k[r] * (w.dilations[r] * s.pstride[r]);
+    return OperandRef{at, Expr()};
+  };
+  d.store = [&](const Expr &z, const Expr &m, const Expr &n, const Expr &acc) -> Result<Stmt> {
+    const std::vector<Expr> o = unflatten(n, s.wide);
+    Expr valid;
+    for (int64_t r = 1; r < w.rank(); ++r)
+      if (s.wide[r] != w.out[r]) valid = valid.defined() ? logical_and(valid, o[r] < w.out[r])
+                                                         : o[r] < w.out[r];
+    Expr v = B.index >= 0 ? acc + load(B, m) : acc;
+    KILN_ASSIGN(Stmt st, g.store(Y, (z * M + m) * out_size + flatten(o, Shape(w.out)), v));
+    return valid.defined() ? if_then(valid, st) : st;
+  };
+  d.store_n_outer = true;
+  KILN_TRY(emit_contraction(g, d, sched));
+  return true;
+}
+
 // A depthwise convolution as a window definition run by a non-naive strategy: output plane
 // p = image * C + channel reads input plane p, a weighted sum from the bias.
 Status depthwise_window(LowerCtx &c, const Op &op, const nn::Window &w,
@@ -134,6 +269,10 @@ Status lower_conv(LowerCtx &c, const Op &op) {
   if (depthwise) {
     const WindowSchedule ws = schedule_window(c, window_shape(w, xd[0] * M, true));
     if (ws.strategy != WindowStrategy::naive) return depthwise_window(c, op, w, ws);
+  }
+  if (!depthwise) {
+    KILN_ASSIGN(const bool shifted, lower_conv_shifted(c, op, w));
+    if (shifted) return Status::ok();
   }
   const int64_t in_size = w.in_size(), ksize = w.kernel_size();
   GridKernel g(c, op, "conv");

@@ -243,11 +243,23 @@ Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v) {
     }
     const Expr to = moved_index(*be.e, i);
     if (!be.e->concat) return kir::store(k_.buffer(o.index), to, v);
+    if (be.e->moves.empty()) {
+      // Only the concat axis shifts: i splits around it into (outer, the rest), no division
+      // at all when nothing lies outside it (one image, channel concat).
+      const Shape &rd = be.e->result()->type.dims;
+      const auto ax = static_cast<size_t>(be.e->axis);
+      const int64_t inner = shape_numel(Shape(be.shape.begin() + ax + 1, be.shape.end()));
+      const int64_t outer = shape_numel(Shape(be.shape.begin(), be.shape.begin() + ax));
+      const int64_t span = be.shape[ax] * inner, rspan = rd[ax] * inner;
+      const Expr at = outer == 1 ? i + be.e->offset * inner
+                                 : (i / span) * rspan + be.e->offset * inner + i % span;
+      return kir::store(k_.buffer(o.index), at, v);
+    }
     std::vector<Expr> at = be.e->moves.empty() ? cs : unflatten(to, be.e->stored()->type.dims);
     at[be.e->axis] = at[be.e->axis] + be.e->offset;
     return kir::store(k_.buffer(o.index), flatten(at, be.e->result()->type.dims), v);
   };
-  bool broadcast = be.e->concat != nullptr;
+  bool broadcast = be.e->concat != nullptr && !be.e->moves.empty();
   for (const Op *step : be.e->chain)
     for (const Value *x : step->operands) broadcast = broadcast || x->type.dims != be.shape;
   if (!broadcast) return apply({});

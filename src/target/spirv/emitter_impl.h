@@ -116,6 +116,7 @@ private:
   uint32_t buffer_view(int buffer, int lanes);
   uint32_t vector_pointer(int buffer, const kir::Expr &index, int lanes);
   uint32_t matrix_pointer(kir::MemSpace space, int target, const kir::Expr &offset);
+  void check_matrix_alignment(kir::ScalarType t, const kir::Expr &offset, const kir::Expr &stride);
   bool offers_mul_add(const kir::MatrixMulAdd *n) const;
   uint32_t group_op(spv::Op o, const ValueType &t, uint32_t capability_bit, const Words &args);
 };

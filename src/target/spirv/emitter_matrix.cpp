@@ -22,6 +22,17 @@ uint32_t layout_of(kir::MatrixLayout l) {
 
 } // namespace
 
+// Vulkan wants a cooperative-matrix access's offset and stride in whole 16-byte units; constant
+// ones are checked here (the kernel IR allows any: the C backend's matrices take them all).
+void Emitter::check_matrix_alignment(kir::ScalarType t, const kir::Expr &offset,
+                                     const kir::Expr &stride) {
+  for (const kir::Expr *e : {&offset, &stride})
+    if (const auto *c = e->as<kir::IntImm>(); c && (c->value * kir::storage_bytes(t)) % 16 != 0)
+      fail(fmt::format("cooperative-matrix {} {} ({} bytes) is not a multiple of 16 bytes",
+                       e == &offset ? "offset" : "stride", c->value,
+                       c->value * kir::storage_bytes(t)));
+}
+
 uint32_t Emitter::matrix_pointer(kir::MemSpace space, int target, const kir::Expr &offset) {
   usage_.cooperative_matrix = true;
   return space == kir::MemSpace::buffer ? buffer_pointer(target, offset)
@@ -30,6 +41,7 @@ uint32_t Emitter::matrix_pointer(kir::MemSpace space, int target, const kir::Exp
 
 uint32_t Emitter::expr_node(const kir::MatrixLoad *n) {
   use(n->type, true);
+  check_matrix_alignment(n->type, n->offset, n->stride);
   uint32_t ptr = matrix_pointer(n->space, n->target, n->offset);
   uint32_t stride = expr(n->stride);
   return op(khr::OpCooperativeMatrixLoad, n->value_type(),
@@ -37,6 +49,7 @@ uint32_t Emitter::expr_node(const kir::MatrixLoad *n) {
 }
 
 void Emitter::stmt_node(const kir::MatrixStore *n) {
+  check_matrix_alignment(n->value.type(), n->offset, n->stride);
   uint32_t ptr = matrix_pointer(n->space, n->target, n->offset);
   uint32_t stride = expr(n->stride);
   uint32_t v = expr(n->value);
