@@ -106,12 +106,12 @@ TEST(KirNodes, VerifierRejectsMisuse) {
                    matrix_store(c, imm_u32(0), imm_u32(16), MatrixLayout::row_major,
                                 matrix_fill(kC, imm_f32(0))));
   EXPECT_TRUE(verify(k).is_ok()) << verify(k).message();
-  // Strides that are not 16-byte multiples; stores to read-only buffers.
+  // Strides that are not 16-byte multiples are the kernel IR's to allow (the C backend takes
+  // them; the SPIR-V emitter refuses them: SpirvNodes.CooperativeMatrixStridesOfWholeUnits);
+  // stores to read-only buffers are not.
   k.body = matrix_store(c, imm_u32(0), imm_u32(6), MatrixLayout::row_major,
                         matrix_fill(kC, imm_f32(0)));
-  EXPECT_NE(verify(k).message().find("stride 6 (24 bytes) is not a multiple of 16"),
-            std::string::npos)
-      << verify(k).message();
+  EXPECT_TRUE(verify(k).is_ok()) << verify(k).message();
   k.body = let(var("m", kA), ld,
                vector_store(a, imm_u32(0), broadcast(fimm(ScalarType::f16, 1), 4)));
   EXPECT_NE(verify(k).message().find("vector store to readonly buffer b0"), std::string::npos);

@@ -288,6 +288,31 @@ TEST(SpirvNodes, CooperativeMatrixElementwiseForms) {
   EXPECT_TRUE(mod.opcodes.count(4460)) << "OpCooperativeMatrixLengthKHR";
 }
 
+// Vulkan wants cooperative-matrix strides and offsets in whole 16-byte units: a constant one
+// that is not is refused by the emitter, naming it (the kernel IR itself allows it).
+TEST(SpirvNodes, CooperativeMatrixStridesOfWholeUnits) {
+  Kernel k;
+  k.name = "coopmat_stride";
+  k.workgroup_size[0] = 32;
+  BufferVar c = k.add_buffer("c", ScalarType::f32, false, true);
+  const ValueType tc = ValueType::coop_matrix(ScalarType::f32, 16, 16, MatrixUse::accumulator);
+  k.body = matrix_store(c, imm_u32(0), imm_u32(6), MatrixLayout::row_major,
+                        matrix_fill(tc, imm_f32(0)));
+  ASSERT_TRUE(verify(k).is_ok()) << verify(k).message();
+  std::string err = emit_error(k, nvidia());
+  EXPECT_NE(err.find("cooperative-matrix stride 6 (24 bytes) is not a multiple of 16 bytes"),
+            std::string::npos)
+      << err;
+  k.body = matrix_store(c, imm_u32(2), imm_u32(16), MatrixLayout::row_major,
+                        matrix_fill(tc, imm_f32(0)));
+  err = emit_error(k, nvidia());
+  EXPECT_NE(err.find("offset 2 (8 bytes) is not a multiple of 16 bytes"), std::string::npos)
+      << err;
+  k.body = matrix_store(c, imm_u32(4), imm_u32(16), MatrixLayout::row_major,
+                        matrix_fill(tc, imm_f32(0)));
+  EXPECT_FALSE(emit_ok(k, nvidia(), nullptr).empty());
+}
+
 TEST(SpirvNodes, CooperativeMatrixNeedsTheTarget) {
   std::string err = emit_error(kir_test::coopmat_gemm_kernel(8), lavapipe());
   EXPECT_NE(err.find("cooperative matrices (VK_KHR_cooperative_matrix), which target "
