@@ -60,6 +60,7 @@ struct CompileStats {
   int register_contractions = 0;
   int matrix_contractions = 0;
   int split_k_contractions = 0; // tiled contractions among them run as split-K
+  int shifted_rows_contractions = 0; // matrix convolutions among them run as shifted rows
   // Row reductions (softmax, normalisation, reduce) per strategy; the split path of long rows
   // is not counted.
   int naive_row_reductions = 0;

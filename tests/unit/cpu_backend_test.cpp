@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <random>
 #include <string>
 
 namespace kiln::test {
@@ -46,6 +47,36 @@ TEST(CpuBackend, ReductionsPoolsAndElementwiseMatchTheReference) {
       t.op("kiln.sigmoid", {t.op("kiln.mul", {x, y})}),
       t.op("kiln.cast", {t.op("kiln.greater", {x, y})}, {{"to", DType::i32}})};
   expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu());
+}
+
+// Stride-1 convolutions of one group with constant weights and channels in multiples of 4 run
+// as shifted rows (a padded copy of the input, taps x channels multiplied straight from it):
+// asymmetric pads, dilation, several images, 1-D and 2-D, a fused bias + relu, two of them
+// written in place into a concat, and output widths that leave partial tiles.
+TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
+  TestModule t;
+  std::mt19937 rng(11);
+  auto weights = [&](Shape s) {
+    Tensor w(DType::f32, s);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (int64_t i = 0; i < w.numel(); ++i) w.set_f64(i, u(rng));
+    return t.b.constant(std::move(w));
+  };
+  Value *x = t.param(DType::f32, {2, 8, 13, 70}, "x");
+  Value *x1 = t.param(DType::f32, {1, 12, 37}, "x1");
+  Value *bias = t.param(DType::f32, {20}, "bias");
+  Value *a = t.op("kiln.conv", {x, weights({20, 8, 3, 3}), bias},
+                  {{"pads", std::vector<int64_t>{1, 2, 0, 1}},
+                   {"dilations", std::vector<int64_t>{1, 2}}});
+  Value *b = t.op("kiln.conv", {x, weights({5, 8, 2, 4})},
+                  {{"pads", std::vector<int64_t>{0, 1, 0, 1}}});
+  Value *cat = t.op("kiln.concat", {t.op("kiln.relu", {a}), b}, {{"axis", int64_t(1)}});
+  Value *line = t.op("kiln.conv", {x1, weights({7, 12, 5})},
+                     {{"pads", std::vector<int64_t>{2, 2}}});
+  t.g->results = {cat, line};
+  CompileStats stats;
+  expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu(), {}, &stats);
+  EXPECT_EQ(stats.shifted_rows_contractions, 3);
 }
 
 std::vector<uint8_t> compile_unary(const char *op, const kir::TargetDesc &target) {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 namespace kiln::test {
@@ -83,7 +84,10 @@ inline Result<std::vector<Tensor>> run_on_vulkan(const Module &m,
     ins.push_back({static_cast<kiln_dtype>(t.dtype()), static_cast<uint32_t>(t.rank()),
                    t.shape().data(), const_cast<std::byte *>(t.raw()), t.nbytes()});
   std::vector<Tensor> results;
-  for (const Value *v : m.main()->body.results) results.emplace_back(v->type.dtype, v->type.dims);
+  for (const Value *v : m.main()->body.results) {
+    results.emplace_back(v->type.dtype, v->type.dims);
+    std::memset(results.back().raw_mut(), 0x7f, results.back().nbytes()); // poisoned
+  }
   for (Tensor &t : results)
     outs.push_back({static_cast<kiln_dtype>(t.dtype()), static_cast<uint32_t>(t.rank()),
                     t.shape().data(), t.raw_mut(), t.nbytes()});

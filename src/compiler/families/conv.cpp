@@ -160,6 +160,7 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
   while (C % tk != 0) tk -= 4;
   sched.tile.tk = tk;
   c.count_strategy(sched.strategy);
+  c.count_shifted_rows();
 
   // Weights [M][C][taps] -> [M][taps][C].
   Tensor packed(DType::f32, Shape{M, ksize * C});

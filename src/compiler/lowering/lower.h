@@ -146,6 +146,8 @@ public:
   int strategy_count(Strategy s) const { return strategy_count_[static_cast<size_t>(s)]; }
   void count_split_k() { ++split_k_count_; }
   int split_k_count() const { return split_k_count_; }
+  void count_shifted_rows() { ++shifted_rows_count_; }
+  int shifted_rows_count() const { return shifted_rows_count_; }
   // Counts the strategy each row reduction (softmax, normalisation, reduce) used.
   void count_row_strategy(RowStrategy s) { ++row_count_[static_cast<size_t>(s)]; }
   int row_strategy_count(RowStrategy s) const { return row_count_[static_cast<size_t>(s)]; }
@@ -176,6 +178,7 @@ private:
   int kernels_emitted_ = 0;
   std::array<int, 4> strategy_count_{}; // by Strategy
   int split_k_count_ = 0;
+  int shifted_rows_count_ = 0;
   std::array<int, 2> row_count_{};
   std::array<int, 2> window_count_{};
   std::array<int, 2> parallel_count_{};
