@@ -49,10 +49,10 @@ TEST(CpuBackend, ReductionsPoolsAndElementwiseMatchTheReference) {
   expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu());
 }
 
-// Stride-1 convolutions of one group with constant weights and channels in multiples of 4 run
-// as shifted rows (a padded copy of the input, taps x channels multiplied straight from it):
-// asymmetric pads, dilation, several images, 1-D and 2-D, a fused bias + relu, two of them
-// written in place into a concat, and output widths that leave partial tiles.
+// Convolutions of one group with constant weights run as shifted rows (a padded copy of the
+// input in phase planes, taps x channels multiplied straight from it): asymmetric pads,
+// dilation, strides, channels padded to 4, several images, 1-D and 2-D, a fused bias + relu,
+// two of them written in place into a concat, and output widths that leave partial tiles.
 TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
   TestModule t;
   std::mt19937 rng(11);
@@ -73,10 +73,22 @@ TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
   Value *cat = t.op("kiln.concat", {t.op("kiln.relu", {a}), b}, {{"axis", int64_t(1)}});
   Value *line = t.op("kiln.conv", {x1, weights({7, 12, 5})},
                      {{"pads", std::vector<int64_t>{2, 2}}});
-  t.g->results = {cat, line};
+  // Strided (phase planes), a strided 1x1; three input channels stay staged.
+  Value *x3 = t.param(DType::f32, {2, 3, 17, 20}, "x3");
+  Value *x4 = t.param(DType::f32, {2, 4, 17, 20}, "x4");
+  Value *s2 = t.op("kiln.conv", {x3, weights({16, 3, 3, 3})},
+                   {{"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                    {"strides", std::vector<int64_t>{2, 2}}});
+  Value *s3 = t.op("kiln.conv", {x, weights({6, 8, 1, 1})},
+                   {{"strides", std::vector<int64_t>{2, 3}}});
+  Value *s4 = t.op("kiln.conv", {x4, weights({4, 4, 5, 4})},
+                   {{"pads", std::vector<int64_t>{2, 0, 1, 3}},
+                    {"strides", std::vector<int64_t>{3, 2}},
+                    {"dilations", std::vector<int64_t>{2, 1}}});
+  t.g->results = {cat, line, s2, s3, s4};
   CompileStats stats;
   expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu(), {}, &stats);
-  EXPECT_EQ(stats.shifted_rows_contractions, 3);
+  EXPECT_EQ(stats.shifted_rows_contractions, 5);
 }
 
 std::vector<uint8_t> compile_unary(const char *op, const kir::TargetDesc &target) {

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 namespace kiln::compiler {
 
 using namespace kir;
@@ -95,102 +97,125 @@ ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, i
   return d;
 }
 
-// Shifted rows: a stride-1 convolution of one group for the matrix strategy (the cpu target).
-// The input is copied once into a zero-padded scratch (planes of Pd = out + (kernel - 1) *
-// dilation per spatial dim, plane stride rounded up to 4 elements), k runs over (kernel
-// offsets..., input channel) and n over "wide" positions: n = flat index over (out[0], Pd[1],
-// ..., Pd[r-1]). The padded element of (k, n) is then plane(c) + n + sum_r k_r * dil_r *
-// pstride_r: for one kernel offset a tk-deep slice of channels is a row-major matrix (stride:
-// the plane), multiplied straight from the scratch; columns whose coordinates reach past the
-// output (r >= 1) are computed and dropped. The weights are repacked at compile time to
-// [M][kernel offsets][C], a plain row-major A. The taps of a row are read as contiguous runs
-// instead of gathered one element at a time with divisions and bounds checks.
+// Shifted rows: a convolution of one group for the matrix strategy (the cpu target) as one GEMM
+// whose B is read straight from memory. The input is copied once into a zero-padded scratch
+// split into phase planes: padded position p = a * stride + phase per spatial dim, so plane
+// (image, channel, phase) holds A = ceil(padded / stride) positions per dim (stride 1: one
+// phase, the padded input itself), its stride rounded up to 4 elements; channels are padded
+// with zeros to a multiple of 4. k runs over (kernel offsets..., channel) and n over "wide"
+// positions: n = flat index over (out[0], A[1], ..., A[r-1]). Tap k_r * dil_r = q_r * stride_r
+// + phase_r reads plane(c, phase) + n + sum_r q_r * astride_r: for one kernel offset a tk-deep
+// slice of channels is a row-major matrix (stride: the planes of one channel), multiplied
+// straight from the scratch; columns whose coordinates reach past the output (r >= 1) are
+// computed and dropped. The weights are repacked at compile time to [M][kernel offsets][C].
+// The taps of a row are read as contiguous runs instead of gathered element by element with
+// divisions and bounds checks.
 struct ShiftedRows {
-  Shape padded;                   // Pd per spatial dim
-  Shape wide;                     // (out[0], Pd[1], ..., Pd[r-1])
-  std::vector<int64_t> pstride;   // row-major strides of `padded`
-  int64_t plane = 0, slack = 0;   // plane stride (elements) and elements read past the last
+  Shape phases;                 // stride per spatial dim (phases per dim)
+  Shape extent;                 // A: positions per phase plane and dim
+  Shape wide;                   // (out[0], A[1], ..., A[r-1])
+  std::vector<int64_t> astride; // row-major strides of `extent`
+  int64_t channels = 0;         // input channels padded to a multiple of 4
+  int64_t plane = 0, slack = 0; // plane stride (elements) and elements read past the last
 };
 
-ShiftedRows shifted_rows(const nn::Window &w) {
+ShiftedRows shifted_rows(const nn::Window &w, int64_t C) {
   ShiftedRows s;
-  for (int64_t r = 0; r < w.rank(); ++r)
-    s.padded.push_back(w.out[r] + (w.kernel[r] - 1) * w.dilations[r]);
-  s.wide = s.padded;
+  for (int64_t r = 0; r < w.rank(); ++r) {
+    const int64_t padded = (w.out[r] - 1) * w.strides[r] + (w.kernel[r] - 1) * w.dilations[r] + 1;
+    s.phases.push_back(w.strides[r]);
+    s.extent.push_back((padded + w.strides[r] - 1) / w.strides[r]);
+  }
+  s.wide = s.extent;
   s.wide[0] = w.out[0];
-  s.pstride = shape_strides(s.padded);
-  s.plane = (shape_numel(s.padded) + 3) / 4 * 4;
+  s.astride = shape_strides(s.extent);
+  s.channels = (C + 3) / 4 * 4;
+  s.plane = (shape_numel(s.extent) + 3) / 4 * 4;
   int64_t reach = shape_numel(s.wide) - 1; // the furthest element a tap reads, from a plane
   for (int64_t r = 0; r < w.rank(); ++r)
-    reach += (w.kernel[r] - 1) * w.dilations[r] * s.pstride[r];
+    reach += (w.kernel[r] - 1) * w.dilations[r] / w.strides[r] * s.astride[r];
   s.slack = std::max<int64_t>(0, reach + 1 - s.plane);
   return s;
 }
 
-// Whether `op` (not depthwise) can take the shifted-rows form, and its packed weights.
-const Tensor *shifted_rows_weights(const Op &op, const nn::Window &w, int64_t G, int64_t Cg) {
-  if (G != 1 || Cg % 4 != 0 || w.kernel_size() == 1) return nullptr;
+// Whether `op` (not depthwise) can take the shifted-rows form, and its weights.
+const Tensor *shifted_rows_weights(const Op &op, const nn::Window &w, int64_t G, int64_t C) {
+  bool strided = false;
+  for (int64_t r = 0; r < w.rank(); ++r) strided = strided || w.strides[r] != 1;
+  // Channels not a multiple of 4 (a first layer's 3) would be padded with zeros, but the
+  // 4-deep k steps and the phase copy then cost more than the staged im2col they replace
+  // (squeezenet1_1's first convolution: 1.5 -> 2.2 ms), so those stay staged.
+  if (G != 1 || (w.kernel_size() == 1 && !strided) || C % 4 != 0) return nullptr;
   if (op.operands[0]->type.dtype != DType::f32 || op.results[0]->type.dtype != DType::f32)
     return nullptr;
-  for (int64_t r = 0; r < w.rank(); ++r)
-    if (w.strides[r] != 1) return nullptr;
   const Tensor *wt = const_operand(op, 1);
   return wt && wt->dtype() == DType::f32 ? wt : nullptr;
 }
 
-// The shifted-rows kernels (pad copy, then the contraction) when the table runs this
+// The shifted-rows kernels (phase-plane copy, then the contraction) when the table runs this
 // convolution with the matrix strategy; false (nothing emitted) otherwise.
 Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) {
   const Shape &xd = op.operands[0]->type.dims;
   const int64_t images = xd[0], C = xd[1], M = op.operands[1]->type.dims[0];
   const Tensor *wt = shifted_rows_weights(op, w, op.attr_int("group", 1), C);
   if (!wt) return false;
-  const ShiftedRows s = shifted_rows(w);
+  const ShiftedRows s = shifted_rows(w, C);
+  const int64_t Cp = s.channels, S = shape_numel(s.phases);
   const int64_t ksize = w.kernel_size(), in_size = w.in_size(), out_size = w.out_size();
+  const int64_t planes = images * Cp * S;
+  const uint64_t padded_count = static_cast<uint64_t>(planes * s.plane + s.slack);
+  if (padded_count > static_cast<uint64_t>(INT32_MAX)) return false; // i32 indices
   ContractionDef d;
   d.batch = images;
   d.M = M;
   d.N = shape_numel(s.wide);
   d.kdims = Shape(w.kernel);
-  d.kdims.push_back(C);
+  d.kdims.push_back(Cp);
   ContractionSchedule sched = schedule_contraction(c, d);
   if (sched.strategy != Strategy::matrix || sched.split_k != 1) return false;
-  // tk: a multiple of 4 dividing C, so no k step straddles two kernel offsets.
-  int tk = std::min<int>(sched.tile.tk, static_cast<int>(C)) / 4 * 4;
-  while (C % tk != 0) tk -= 4;
+  // tk: a multiple of 4 dividing the channels, so no k step straddles two kernel offsets.
+  int tk = std::min<int>(sched.tile.tk, static_cast<int>(Cp)) / 4 * 4;
+  while (Cp % tk != 0) tk -= 4;
   sched.tile.tk = tk;
   c.count_strategy(sched.strategy);
   c.count_shifted_rows();
 
-  // Weights [M][C][taps] -> [M][taps][C].
-  Tensor packed(DType::f32, Shape{M, ksize * C});
+  // Weights [M][C][taps] -> [M][taps][Cp], zero for the padding channels.
+  Tensor packed(DType::f32, Shape{M, ksize * Cp});
   const float *src = wt->data<float>();
   float *dst = packed.data_mut<float>();
   for (int64_t m = 0; m < M; ++m)
     for (int64_t ci = 0; ci < C; ++ci)
       for (int64_t t = 0; t < ksize; ++t)
-        dst[(m * ksize + t) * C + ci] = src[(m * C + ci) * ksize + t];
+        dst[(m * ksize + t) * Cp + ci] = src[(m * C + ci) * ksize + t];
 
-  const uint64_t padded_count = static_cast<uint64_t>(images * C * s.plane + s.slack);
   const int pad_id = c.new_scratch(padded_count * 4);
   {
     GridKernel gp(c, op, "conv_pad_rows");
     KILN_ASSIGN(const BufferVar X, gp.in(op.operands[0]));
     const BufferVar P = gp.scratch(pad_id, ScalarType::f32, true);
-    const int64_t planes = images * C, pn = shape_numel(s.padded);
+    const int64_t pn = shape_numel(s.extent);
     KILN_TRY(gp.finish(static_cast<int64_t>(padded_count), [&](Expr i) -> Result<Stmt> {
+      // i -> (image, channel, phase..., position...) of the scratch.
       return let_all(gp, "p", {i / s.plane, i % s.plane}, [&](std::vector<Expr> pq) {
         const Expr plane = pq[0], q = pq[1];
-        return let_all(gp, "x", unflatten(q, s.padded), [&](std::vector<Expr> ps) {
+        std::vector<Expr> parts = unflatten(q, s.extent);
+        parts.push_back(plane % S);
+        parts.push_back((plane / S) % Cp);
+        parts.push_back(plane / (S * Cp));
+        return let_all(gp, "x", parts, [&](std::vector<Expr> v) {
+          const std::vector<Expr> ph = unflatten(v[w.rank()], s.phases);
+          const Expr ch = v[w.rank() + 1], img = v[w.rank() + 2];
           Expr inside = logical_and(plane < planes, q < pn);
+          if (Cp != C) inside = logical_and(inside, ch < C);
           std::vector<Expr> xs;
           for (int64_t r = 0; r < w.rank(); ++r) {
-            Expr x = ps[r] - w.pad_begin[r];
+            Expr x = v[r] * w.strides[r] + ph[r] - w.pad_begin[r];
             if (w.pad_begin[r] > 0) inside = logical_and(inside, x >= 0);
             inside = logical_and(inside, x < w.in[r]);
             xs.push_back(x);
           }
-          const Expr at = select(inside, plane * in_size + flatten(xs, w.in), i32(0));
+          const Expr at = select(inside, (img * C + ch) * in_size + flatten(xs, w.in), i32(0));
           return store(P, i, select(inside, load(X, at), make_const(ScalarType::f32, 0)));
         });
       });
@@ -208,13 +233,19 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
   KILN_ASSIGN(const BufferVar Y, g.out(op.results[0]));
   d.a_at = [=](const Expr &, const Expr &m, const std::vector<Expr> &k) {
     std::vector<Expr> taps(k.begin(), k.end() - 1);
-    return OperandRef{(m * ksize + flatten(taps, Shape(w.kernel))) * C + k.back(), Expr()};
+    return OperandRef{(m * ksize + flatten(taps, Shape(w.kernel))) * Cp + k.back(), Expr()};
   };
   d.b_at = [=](const Expr &z, const std::vector<Expr> &k, const Expr &n) {
-    Expr at = (z * C + k.back()) * s.plane + n;
-    for (int64_t r = 0; r < w.rank(); ++r)
-      if (w.kernel[r] > 1) at = at + k[r] * (w.dilations[r] * s.pstride[r]);
-    return OperandRef{at, Expr()};
+    // Tap k_r * dil_r = q_r * stride_r + phase_r.
+    std::vector<Expr> ph;
+    Expr shift = i32(0);
+    for (int64_t r = 0; r < w.rank(); ++r) {
+      const Expr t = k[r] * w.dilations[r];
+      ph.push_back(w.strides[r] == 1 ? i32(0) : t % w.strides[r]);
+      shift = shift + (w.strides[r] == 1 ? t : t / w.strides[r]) * s.astride[r];
+    }
+    const Expr plane = (z * Cp + k.back()) * S + flatten(ph, s.phases);
+    return OperandRef{plane * s.plane + shift + n, Expr()};
   };
   d.store = [&](const Expr &z, const Expr &m, const Expr &n, const Expr &acc) -> Result<Stmt> {
     const std::vector<Expr> o = unflatten(n, s.wide);

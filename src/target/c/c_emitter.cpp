@@ -375,11 +375,17 @@ private:
       KILN_ASSIGN(std::string v, expr(st->value));
       flush_pre();
       const MatrixShape &m = st->value.value_type().matrix;
+      const int col_major = st->layout == MatrixLayout::col_major ? 1 : 0;
+      if (st->value.as<Var>()) { // a variable's array is stored as it is (no 16 KiB copy)
+        line(fmt::format("kiln_mstore_f32(&{}[(uint32_t)({})], (uint32_t)({}), {}.v, {}, {}, {});",
+                         array, off, stride, v, m.rows, m.cols, col_major));
+        return Status::ok();
+      }
       const std::string t = temp();
       line(fmt::format("{{ const {} {} = {}; kiln_mstore_f32(&{}[(uint32_t)({})], (uint32_t)({}), "
                        "{}.v, {}, {}, {}); }}",
                        value_type(st->value.value_type()), t, v, array, off, stride, t, m.rows,
-                       m.cols, st->layout == MatrixLayout::col_major ? 1 : 0));
+                       m.cols, col_major));
       return Status::ok();
     }
     }
