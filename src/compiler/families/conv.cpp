@@ -101,8 +101,7 @@ ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, i
 // whose B is read straight from memory. The input is copied once into a zero-padded scratch
 // split into phase planes: padded position p = a * stride + phase per spatial dim, so plane
 // (image, channel, phase) holds A = ceil(padded / stride) positions per dim (stride 1: one
-// phase, the padded input itself), its stride rounded up to 4 elements; channels are padded
-// with zeros to a multiple of 4. k runs over (kernel offsets..., channel) and n over "wide"
+// phase, the padded input itself), its stride rounded up to 4 elements. k runs over (kernel offsets..., channel) and n over "wide"
 // positions: n = flat index over (out[0], A[1], ..., A[r-1]). Tap k_r * dil_r = q_r * stride_r
 // + phase_r reads plane(c, phase) + n + sum_r q_r * astride_r: for one kernel offset a tk-deep
 // slice of channels is a row-major matrix (stride: the planes of one channel), multiplied
@@ -115,11 +114,10 @@ struct ShiftedRows {
   Shape extent;                 // A: positions per phase plane and dim
   Shape wide;                   // (out[0], A[1], ..., A[r-1])
   std::vector<int64_t> astride; // row-major strides of `extent`
-  int64_t channels = 0;         // input channels padded to a multiple of 4
   int64_t plane = 0, slack = 0; // plane stride (elements) and elements read past the last
 };
 
-ShiftedRows shifted_rows(const nn::Window &w, int64_t C) {
+ShiftedRows shifted_rows(const nn::Window &w) {
   ShiftedRows s;
   for (int64_t r = 0; r < w.rank(); ++r) {
     const int64_t padded = (w.out[r] - 1) * w.strides[r] + (w.kernel[r] - 1) * w.dilations[r] + 1;
@@ -129,7 +127,6 @@ ShiftedRows shifted_rows(const nn::Window &w, int64_t C) {
   s.wide = s.extent;
   s.wide[0] = w.out[0];
   s.astride = shape_strides(s.extent);
-  s.channels = (C + 3) / 4 * 4;
   s.plane = (shape_numel(s.extent) + 3) / 4 * 4;
   int64_t reach = shape_numel(s.wide) - 1; // the furthest element a tap reads, from a plane
   for (int64_t r = 0; r < w.rank(); ++r)
@@ -142,9 +139,9 @@ ShiftedRows shifted_rows(const nn::Window &w, int64_t C) {
 const Tensor *shifted_rows_weights(const Op &op, const nn::Window &w, int64_t G, int64_t C) {
   bool strided = false;
   for (int64_t r = 0; r < w.rank(); ++r) strided = strided || w.strides[r] != 1;
-  // Channels not a multiple of 4 (a first layer's 3) would be padded with zeros, but the
-  // 4-deep k steps and the phase copy then cost more than the staged im2col they replace
-  // (squeezenet1_1's first convolution: 1.5 -> 2.2 ms), so those stay staged.
+  // Channels not a multiple of 4 (a first layer's 3) stay staged: padded with zero channels,
+  // the 4-deep k steps and the phase copy cost more than the staged im2col (measured on
+  // squeezenet1_1's first convolution: 1.5 -> 2.2 ms).
   if (G != 1 || (w.kernel_size() == 1 && !strided) || C % 4 != 0) return nullptr;
   if (op.operands[0]->type.dtype != DType::f32 || op.results[0]->type.dtype != DType::f32)
     return nullptr;
@@ -159,10 +156,10 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
   const int64_t images = xd[0], C = xd[1], M = op.operands[1]->type.dims[0];
   const Tensor *wt = shifted_rows_weights(op, w, op.attr_int("group", 1), C);
   if (!wt) return false;
-  const ShiftedRows s = shifted_rows(w, C);
-  const int64_t Cp = s.channels, S = shape_numel(s.phases);
+  const ShiftedRows s = shifted_rows(w);
+  const int64_t S = shape_numel(s.phases);
   const int64_t ksize = w.kernel_size(), in_size = w.in_size(), out_size = w.out_size();
-  const int64_t planes = images * Cp * S;
+  const int64_t planes = images * C * S;
   const uint64_t padded_count = static_cast<uint64_t>(planes * s.plane + s.slack);
   if (padded_count > static_cast<uint64_t>(INT32_MAX)) return false; // i32 indices
   ContractionDef d;
@@ -170,24 +167,24 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
   d.M = M;
   d.N = shape_numel(s.wide);
   d.kdims = Shape(w.kernel);
-  d.kdims.push_back(Cp);
+  d.kdims.push_back(C);
   ContractionSchedule sched = schedule_contraction(c, d);
   if (sched.strategy != Strategy::matrix || sched.split_k != 1) return false;
   // tk: a multiple of 4 dividing the channels, so no k step straddles two kernel offsets.
-  int tk = std::min<int>(sched.tile.tk, static_cast<int>(Cp)) / 4 * 4;
-  while (Cp % tk != 0) tk -= 4;
+  int tk = std::min<int>(sched.tile.tk, static_cast<int>(C)) / 4 * 4;
+  while (C % tk != 0) tk -= 4;
   sched.tile.tk = tk;
   c.count_strategy(sched.strategy);
   c.count_shifted_rows();
 
-  // Weights [M][C][taps] -> [M][taps][Cp], zero for the padding channels.
-  Tensor packed(DType::f32, Shape{M, ksize * Cp});
+  // Weights [M][C][taps] -> [M][taps][C].
+  Tensor packed(DType::f32, Shape{M, ksize * C});
   const float *src = wt->data<float>();
   float *dst = packed.data_mut<float>();
   for (int64_t m = 0; m < M; ++m)
     for (int64_t ci = 0; ci < C; ++ci)
       for (int64_t t = 0; t < ksize; ++t)
-        dst[(m * ksize + t) * Cp + ci] = src[(m * C + ci) * ksize + t];
+        dst[(m * ksize + t) * C + ci] = src[(m * C + ci) * ksize + t];
 
   const int pad_id = c.new_scratch(padded_count * 4);
   {
@@ -201,13 +198,12 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
         const Expr plane = pq[0], q = pq[1];
         std::vector<Expr> parts = unflatten(q, s.extent);
         parts.push_back(plane % S);
-        parts.push_back((plane / S) % Cp);
-        parts.push_back(plane / (S * Cp));
+        parts.push_back((plane / S) % C);
+        parts.push_back(plane / (S * C));
         return let_all(gp, "x", parts, [&](std::vector<Expr> v) {
           const std::vector<Expr> ph = unflatten(v[w.rank()], s.phases);
           const Expr ch = v[w.rank() + 1], img = v[w.rank() + 2];
           Expr inside = logical_and(plane < planes, q < pn);
-          if (Cp != C) inside = logical_and(inside, ch < C);
           std::vector<Expr> xs;
           for (int64_t r = 0; r < w.rank(); ++r) {
             Expr x = v[r] * w.strides[r] + ph[r] - w.pad_begin[r];
@@ -233,7 +229,7 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
   KILN_ASSIGN(const BufferVar Y, g.out(op.results[0]));
   d.a_at = [=](const Expr &, const Expr &m, const std::vector<Expr> &k) {
     std::vector<Expr> taps(k.begin(), k.end() - 1);
-    return OperandRef{(m * ksize + flatten(taps, Shape(w.kernel))) * Cp + k.back(), Expr()};
+    return OperandRef{(m * ksize + flatten(taps, Shape(w.kernel))) * C + k.back(), Expr()};
   };
   d.b_at = [=](const Expr &z, const std::vector<Expr> &k, const Expr &n) {
     // Tap k_r * dil_r = q_r * stride_r + phase_r.
@@ -244,7 +240,7 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
       ph.push_back(w.strides[r] == 1 ? i32(0) : t % w.strides[r]);
       shift = shift + (w.strides[r] == 1 ? t : t / w.strides[r]) * s.astride[r];
     }
-    const Expr plane = (z * Cp + k.back()) * S + flatten(ph, s.phases);
+    const Expr plane = (z * C + k.back()) * S + flatten(ph, s.phases);
     return OperandRef{plane * s.plane + shift + n, Expr()};
   };
   d.store = [&](const Expr &z, const Expr &m, const Expr &n, const Expr &acc) -> Result<Stmt> {
