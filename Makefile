@@ -1,8 +1,9 @@
-# The two set-up commands of README.md. Both install missing Debian packages, configure and build.
+# The set-up commands of README.md (demo, test, check). Each installs missing Debian packages,
+# configures and builds.
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test clean
+.PHONY: deps build demo test check clean
 
 deps:
 	./scripts/install-deps.sh
@@ -26,12 +27,15 @@ demo: build
 	$(BUILD)/bin/kiln compile models/squeezenet1_1.onnx -o $(BUILD)/demo/squeezenet1_1.kiln --target vulkan
 	$(BUILD)/bin/kiln run $(BUILD)/demo/squeezenet1_1.kiln --device vulkan $(DEMO_IO)
 
-# Every test: unit tests, lit tests, ONNX conformance against the expected-pass lists. Then the
-# concurrency tests under TSan, then the whole suite again under ASan + UBSan with leak detection
-# (its Vulkan suites use core validation: the synchronization-validation layer leaks from a
-# library it has unloaded by exit, which an LSan suppression by library cannot match).
+# make test: the normal suite (unit, lit, conformance against the expected-pass lists, the
+# Python package, the install) in $(BUILD). make check: that, then the concurrency tests under
+# TSan, then the whole suite again under ASan + UBSan with leak detection (its Vulkan suites use
+# core validation: the synchronization-validation layer leaks from a library it has unloaded by
+# exit, which an LSan suppression by library cannot match). .ci/run runs make check.
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+check: test
 	$(MAKE) test-tsan
 	$(MAKE) test-asan
 

@@ -132,6 +132,9 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
   const Function *f = m.main();
   if (!f) return Status::error("the module has no function 'main'");
   const Graph &g = f->body;
+  if (g.results.empty())
+    return Status::error("the module's function 'main' has no outputs: there is nothing to "
+                         "compile");
   Program p;
   p.target = t.name;
   KILN_ASSIGN(std::unique_ptr<target::Backend> backend, create_backend(t));

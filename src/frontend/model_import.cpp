@@ -6,6 +6,7 @@
 #include "frontend/tflite/importer.h"
 
 #include <filesystem>
+#include <fmt/format.h>
 
 namespace kiln::frontend {
 
@@ -26,11 +27,26 @@ bool is_nnef_path(const std::string &path) {
          std::filesystem::exists(std::filesystem::path(path) / "graph.nnef", ec);
 }
 
-Result<std::unique_ptr<Module>> import_model(const std::string &path) {
+namespace {
+Result<std::unique_ptr<Module>> import_by_kind(const std::string &path) {
   if (is_stablehlo_path(path)) return stablehlo_fe::import_file(path);
   if (is_tflite_path(path)) return tflite_fe::import_file(path);
   if (is_nnef_path(path)) return nnef_fe::import_path(path);
   return onnx_fe::import_file(path);
+}
+} // namespace
+
+Result<std::unique_ptr<Module>> import_model(const std::string &path) {
+  KILN_ASSIGN(auto module, import_by_kind(path));
+  // A model that declares no outputs computes nothing anyone can read: refuse it here, with
+  // the file's name, rather than compile an artifact that runs no command.
+  const Function *f = module->main();
+  if (!f) return Status::error(fmt::format("{}: the model has no main function", path));
+  if (f->body.results.empty())
+    return Status::error(fmt::format("{}: the model has no outputs: a model must declare at "
+                                     "least one output to compute",
+                                     path));
+  return module;
 }
 
 } // namespace kiln::frontend

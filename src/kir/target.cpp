@@ -133,6 +133,14 @@ const TargetDesc *find_target(std::string_view name) {
   return nullptr;
 }
 
+std::string target_for_device(std::string_view driver, std::string_view name) {
+  if (driver == "cpu") return "cpu";
+  if (driver != "vulkan") return "vulkan";
+  if (name.find("llvmpipe") != std::string_view::npos) return "vulkan-lavapipe";
+  if (name.find("NVIDIA") != std::string_view::npos) return "vulkan-nvidia";
+  return "vulkan";
+}
+
 std::vector<std::string> target_names() {
   std::vector<std::string> names;
   for (const TargetDesc &t : presets()) names.push_back(t.name);

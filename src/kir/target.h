@@ -86,5 +86,8 @@ struct Requirements {
 // this machine runs, "cpu-x86-64-v2" off x86). nullptr for an unknown name.
 const TargetDesc *find_target(std::string_view name);
 std::vector<std::string> target_names();
+// The preset to compile for a runtime device, from its kiln_device_info driver and name: "cpu"
+// for the cpu driver, "vulkan-lavapipe" / "vulkan-nvidia" where the name says so, else "vulkan".
+std::string target_for_device(std::string_view driver, std::string_view name);
 
 } // namespace kiln::kir

@@ -3,6 +3,7 @@
 #include "compiler/compiler.h"
 #include "exec/executor.h"
 #include "kiln/kiln.h"
+#include "kir/target.h"
 #include "passes/pass.h"
 
 #include <CLI/CLI.hpp>
@@ -28,15 +29,6 @@ struct ModuleGuard {
   kiln_module *m = nullptr;
   ~ModuleGuard() { kiln_module_release(m); }
 };
-
-std::string target_for(const kiln_device_info &info) {
-  std::string name = info.name;
-  if (std::string(info.driver) == "cpu") return "cpu";
-  if (std::string(info.driver) != "vulkan") return "vulkan";
-  if (name.find("llvmpipe") != std::string::npos) return "vulkan-lavapipe";
-  if (name.find("NVIDIA") != std::string::npos) return "vulkan-nvidia";
-  return "vulkan";
-}
 
 } // namespace
 
@@ -109,7 +101,7 @@ Result<std::unique_ptr<DeviceRunner>> DeviceRunner::open(const std::string &uri)
                         fmt::format("device '{}'", uri).c_str()));
   kiln_device_info info{};
   KILN_TRY(from_runtime(kiln_device_info_get(r->device_, &info), "device info"));
-  r->target_ = target_for(info);
+  r->target_ = kir::target_for_device(info.driver, info.name);
   return r;
 }
 

@@ -321,6 +321,9 @@ def write_models(out):
         [helper.make_node('Add', ['x', 'bias'], ['y'], name='add')], [vi('x')], [vi('y')]))
     save(out, 'output_never_produced.onnx', model(
         [helper.make_node('Relu', ['x'], ['y'])], [vi('x')], [vi('z')]))
+    # No graph outputs at all: nothing to compute, refused by name (not an empty artifact).
+    save(out, 'no_outputs.onnx', model(
+        [helper.make_node('Relu', ['x'], ['y'], name='relu')], [vi('x')], []))
     save(out, 'unknown_op.onnx', model(
         [helper.make_node('FrobnicateTensor', ['x'], ['y'], name='frob')], [vi('x')], [vi('y')]))
 
@@ -534,6 +537,7 @@ def write_stablehlo(out):
                                     '    %0 = stablehlo.multiply %arg0, %arg0 : tensor<2xf32>\n'
                                     '    return %0 : tensor<2xf32>'),
         'shlo_no_main.mlir': ok.replace('@main', '@other'),
+        'shlo_no_outputs.mlir': shlo('    return', results=''),
         'shlo_negative_dim.mlir': shlo('    return %arg0 : tensor<-3xf32>', '%arg0: tensor<-3xf32>',
                                        'tensor<-3xf32>'),
         'shlo_huge_arg.mlir': shlo('    %0 = stablehlo.add %arg0, %arg0 : tensor<1099511627776x1099511627776xf32>\n'
