@@ -244,6 +244,114 @@ kiln_status kiln_module_run_with_options(kiln_module *module, const kiln_tensor 
                                          size_t input_count, kiln_tensor *outputs,
                                          size_t output_count, const kiln_run_options *options);
 
+/* ---------------------------------------------------------------------------------------- */
+/* Device-resident buffers                                                                   */
+/*                                                                                            */
+/* A kiln_buffer is memory on a device that stays there across calls: feed one model's output */
+/* to the next without a host round trip, or keep a camera frame on the GPU. Every device     */
+/* (null, cpu, vulkan) creates them; Vulkan also imports an application's VkBuffer and exports */
+/* its own (below). A buffer belongs to the device it was made on and keeps that device alive;*/
+/* it may be released before or after the modules that used it, but not while a run that     */
+/* uses it is in flight (for an asynchronous run: before its signal semaphores signal).       */
+
+typedef struct kiln_buffer kiln_buffer;
+
+/* Allocates `bytes` (> 0) bytes of device memory (device-local where the device has it). Its
+ * contents are undefined until written. */
+kiln_status kiln_buffer_create(kiln_device *device, uint64_t bytes, kiln_buffer **out_buffer);
+/* Releases a buffer (an imported VkBuffer itself stays the application's). NULL is accepted. */
+void kiln_buffer_release(kiln_buffer *buffer);
+/* The buffer's size in bytes (0 for NULL). */
+uint64_t kiln_buffer_size(const kiln_buffer *buffer);
+/* Copies `bytes` bytes between host memory and the buffer at `offset`; waits until done.
+ * Direct where the host can address the memory, else through a temporary staging buffer of at
+ * most 4 MiB. No run using the buffer may be in flight. INVALID_ARGUMENT when the range does not
+ * fit. */
+kiln_status kiln_buffer_write(kiln_buffer *buffer, uint64_t offset, const void *src,
+                              uint64_t bytes);
+kiln_status kiln_buffer_read(kiln_buffer *buffer, uint64_t offset, void *dst, uint64_t bytes);
+
+/* Synchronisation of an asynchronous run with the application's own GPU work (Vulkan only).
+ * Semaphores are VkSemaphore handles of the kiln device's VkDevice: timeline semaphores take
+ * the value in the parallel array, binary ones ignore it (the array may then be NULL). kiln's
+ * submission waits for every wait semaphore before any of its commands (all stages) and
+ * signals every signal semaphore once all its commands, and their memory writes, are done. */
+typedef struct kiln_vulkan_sync {
+  uint32_t wait_count;
+  const uint64_t *wait_semaphores; /* VkSemaphore handles */
+  const uint64_t *wait_values;
+  uint32_t signal_count;
+  const uint64_t *signal_semaphores; /* VkSemaphore handles */
+  const uint64_t *signal_values;
+} kiln_vulkan_sync;
+
+/* Runs the module on device buffers: input i is read from the start of inputs[i] and output i
+ * is written to the start of outputs[i] (each at least its tensor's bytes, see
+ * kiln_module_input_info; dtypes and shapes are the signature's). Nothing passes through host
+ * memory. The same buffer may not be both an input and an output.
+ *   sync == NULL: synchronous. The call returns when the outputs are written. The caller has
+ *     finished every use of the buffers by its own GPU work (e.g. waited for its fence).
+ *   sync != NULL (Vulkan only): asynchronous. The call submits kiln's commands to the queue
+ *     (after the waits in `sync`) and returns without waiting; the outputs are ready when the
+ *     signal semaphores signal. The buffers must stay alive and untouched by other work until
+ *     then. A later call, kiln_module_release and kiln_device_release wait for earlier
+ *     submissions where they must.
+ * A module records its commands once per set of buffers: calling again with the same buffers
+ * costs one submission. Several threads may call concurrently (each call takes a frame of the
+ * module's pool, as kiln_module_run does). */
+kiln_status kiln_module_run_buffers(kiln_module *module, kiln_buffer *const *inputs,
+                                    size_t input_count, kiln_buffer *const *outputs,
+                                    size_t output_count, const kiln_vulkan_sync *sync);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Vulkan interop: a kiln device on the application's VkDevice                               */
+/*                                                                                            */
+/* Handles travel as uint64_t (dispatchable handles are pointers cast to uint64_t) so this    */
+/* header does not need vulkan.h.                                                             */
+
+typedef struct kiln_vulkan_context {
+  /* The application's vkGetInstanceProcAddr (PFN_vkGetInstanceProcAddr); every entry point
+   * kiln uses comes from it, so layers the application enabled see kiln's calls too. */
+  void *get_instance_proc_addr;
+  uint64_t instance;        /* VkInstance, created with apiVersion >= 1.2 */
+  uint64_t physical_device; /* VkPhysicalDevice */
+  uint64_t device;          /* VkDevice */
+  uint32_t queue_family;    /* a queue family with VK_QUEUE_COMPUTE_BIT the device was created with */
+  uint32_t queue_index;     /* which queue of that family kiln submits to */
+  /* The VkPhysicalDeviceFeatures2 chain given to vkCreateDevice (VkPhysicalDeviceVulkan11/12Features
+   * are read from it), or NULL: kiln then uses no optional feature (artifacts needing fp16,
+   * int8, ... are refused with a message naming the feature). Read during the call only. */
+  const void *enabled_features;
+} kiln_vulkan_context;
+
+/* Opens a kiln device on the application's Vulkan device. kiln creates its own pools, pipelines
+ * and buffers on it and submits to the given queue; it never destroys the application's
+ * objects. Ownership and synchronisation:
+ *   - the instance, device and queue must outlive the kiln device and everything made on it;
+ *   - vkQueueSubmit needs external synchronisation: the application must not submit to that
+ *     queue from another thread while a kiln call that submits (load, run, buffer write/read)
+ *     is in progress;
+ *   - kiln_device_release waits for the kiln work on the device to finish (vkDeviceWaitIdle is
+ *     not called: the application's own work is not waited for).
+ * KILN_UNSUPPORTED when the device offers less than Vulkan 1.2 or the family has no compute. */
+kiln_status kiln_device_open_vulkan(const kiln_vulkan_context *context, kiln_device **out_device);
+
+/* Wraps the application's VkBuffer range [offset, offset + bytes) as a kiln_buffer, without a
+ * copy. The VkBuffer must belong to the kiln device's VkDevice, be bound to memory, have been
+ * created with STORAGE_BUFFER, TRANSFER_SRC and TRANSFER_DST usage and be owned by the kiln
+ * device's queue family (or use concurrent sharing); `offset` must be a multiple of the
+ * device's minStorageBufferOffsetAlignment. The application keeps ownership: it must keep the
+ * VkBuffer and its memory alive until the kiln_buffer is released, and order its own accesses
+ * against kiln's with semaphores (kiln_vulkan_sync) or fences. kiln_buffer_write/read on an
+ * imported buffer go through staging copies. */
+kiln_status kiln_buffer_import_vulkan(kiln_device *device, uint64_t vk_buffer, uint64_t offset,
+                                      uint64_t bytes, kiln_buffer **out_buffer);
+/* The VkBuffer (and the offset of this buffer's range in it) behind a buffer of a Vulkan
+ * device, for the application's own descriptors and copies. kiln keeps ownership: the handle
+ * is valid until kiln_buffer_release. */
+kiln_status kiln_buffer_export_vulkan(const kiln_buffer *buffer, uint64_t *out_vk_buffer,
+                                      uint64_t *out_offset);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,7 +1,6 @@
 // The C API: handles, argument checks and exception containment around the drivers.
 #include "runtime/digest.h"
-#include "runtime/driver.h"
-#include "runtime/module.h"
+#include "runtime/handles.h"
 
 #include <cerrno>
 #include <cstring>
@@ -30,32 +29,8 @@ enum class DTypeIndex {
 KILN_DTYPES(KILN_X)
 #undef KILN_X
 
-// Owns one driver device; shared by the kiln_device handle and every module loaded on it.
-struct DeviceHolder {
-  const DriverVtable *driver = nullptr;
-  DeviceState *state = nullptr;
-  ~DeviceHolder() {
-    if (state)
-      driver->device.destroy(state);
-  }
-};
 
-// Runs `fn`, turning escaping exceptions into statuses so none crosses the C boundary.
-template <typename Fn> kiln_status guarded(Fn &&fn) {
-  try {
-    return fn().release();
-  } catch (const std::bad_alloc &) {
-    return Status(KILN_OUT_OF_MEMORY, "out of host memory").release();
-  } catch (const std::exception &e) {
-    return Status(KILN_INTERNAL, std::string("internal error: ") + e.what()).release();
-  } catch (...) {
-    return Status(KILN_INTERNAL, "internal error: unknown exception").release();
-  }
-}
 
-Status null_arg(const char *what) {
-  return error(KILN_INVALID_ARGUMENT, what, " is NULL");
-}
 
 std::string shape_str(const int64_t *dims, size_t rank) {
   std::string s = "[";
@@ -165,22 +140,6 @@ private:
 
 } // namespace
 
-struct kiln_device {
-  std::shared_ptr<DeviceHolder> holder;
-};
-
-struct kiln_module {
-  std::shared_ptr<DeviceHolder> device;
-  std::unique_ptr<Program> program;
-  std::vector<ExecutableState *> executables; // program->executables, built by the driver
-  std::unique_ptr<Module> module;              // uses the executables: destroyed first
-  ~kiln_module() {
-    const DriverVtable *d = device->driver;
-    module.reset();
-    for (ExecutableState *e : executables)
-      d->executable.destroy(device->state, e);
-  }
-};
 
 extern "C" {
 

@@ -134,6 +134,13 @@ struct CommandOps {
   // where the device has no timestamps or the recording did not write both ends. Refused
   // before the recording has been submitted.
   Status (*read_timers)(DeviceState *device, CommandState *list, uint64_t *ns, size_t count);
+  // Optional (nullptr where the driver shares no queue with an application): submits the
+  // recorded list after the waits of `sync`, has it signal the signals of `sync` when done, and
+  // returns without waiting. Every other op on the list (and destroy) first waits for it.
+  Status (*submit_async)(DeviceState *device, CommandState *list, const kiln_vulkan_sync &sync);
+  // Optional with submit_async: waits for the list's asynchronous submission, if one is in
+  // flight (OK when none).
+  Status (*wait)(DeviceState *device, CommandState *list);
 };
 
 struct DriverVtable {
@@ -143,6 +150,14 @@ struct DriverVtable {
   ExecutableOps executable;
   CommandOps command;
 };
+
+// Vulkan interop (vk_driver.cpp): a device on the application's VkDevice, and buffers that are
+// the application's VkBuffers. Both are destroyed through the vulkan vtable like kiln's own (an
+// imported VkBuffer and a borrowed VkDevice are left to the application).
+Status vulkan_open_external(const kiln_vulkan_context &context, DeviceState **out);
+Status vulkan_import_buffer(DeviceState *device, uint64_t vk_buffer, uint64_t offset,
+                            uint64_t bytes, BufferState **out);
+void vulkan_export_buffer(const BufferState *buffer, uint64_t *vk_buffer, uint64_t *offset);
 
 const DriverVtable *null_driver();
 const DriverVtable *vulkan_driver();

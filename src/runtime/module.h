@@ -28,6 +28,17 @@ struct RunArgs {
   uint64_t *span_ns = nullptr; // optional: first command's start to last command's end
 };
 
+// Arguments of a run on device buffers (kiln_module_run_buffers), already checked: one buffer
+// per input and output (nullptr only for a zero-byte tensor), each with the identity the
+// module compares to decide whether a frame's recording still binds the right buffers.
+struct BufferRunArgs {
+  BufferState *const *inputs = nullptr;
+  BufferState *const *outputs = nullptr;
+  const uint64_t *input_ids = nullptr;
+  const uint64_t *output_ids = nullptr;
+  const kiln_vulkan_sync *sync = nullptr; // asynchronous when set (driver has submit_async)
+};
+
 struct Frame;
 
 class Module {
@@ -43,6 +54,8 @@ public:
 
   // Safe to call concurrently.
   Status run(const RunArgs &args);
+  // The program on the caller's buffers; no host transfer. Safe to call concurrently.
+  Status run_buffers(const BufferRunArgs &args);
 
   static constexpr size_t kMaxFrames = 4;
 
@@ -53,6 +66,9 @@ private:
   void destroy_frame(Frame *f);
   Status acquire(Frame **out);
   void release(Frame *f);
+  // Records `f` again when its recording does not match `timers` and the buffers it binds
+  // (ids empty: the frame's own); on failure the frame is left to be recorded next time.
+  Status rerecord_if_needed(Frame &f, int timers, const std::vector<uint64_t> &ids);
   BufferState *buffer_of(const Frame &f, const BufferRef &ref) const;
 
   const DriverVtable *driver_ = nullptr;

@@ -77,10 +77,9 @@ bool has_instance_extension(const Loader &l, const char *layer, const char *name
   return false;
 }
 
-Status load_instance_fns(Instance *in) {
-  const Loader &l = *in->loader;
+Status load_instance_fns(Instance *in, PFN_vkGetInstanceProcAddr get_proc) {
 #define KILN_VK_LOAD_INSTANCE(name)                                                                \
-  in->name = reinterpret_cast<PFN_##name>(l.vkGetInstanceProcAddr(in->instance, #name));           \
+  in->name = reinterpret_cast<PFN_##name>(get_proc(in->instance, #name));                          \
   if (!in->name)                                                                                   \
     return error(KILN_UNAVAILABLE, "Vulkan instance lacks " #name);
   KILN_VK_INSTANCE_FNS(KILN_VK_LOAD_INSTANCE)
@@ -132,8 +131,18 @@ Validation validation_requested() {
 Instance::~Instance() {
   if (messenger)
     vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
-  if (instance)
+  if (instance && !borrowed)
     vkDestroyInstance(instance, nullptr);
+}
+
+Status adopt_instance(PFN_vkGetInstanceProcAddr get_proc, VkInstance instance,
+                      std::unique_ptr<Instance> *out) {
+  auto in = std::make_unique<Instance>();
+  in->instance = instance;
+  in->borrowed = true;
+  KILN_RT_TRY(load_instance_fns(in.get(), get_proc));
+  *out = std::move(in);
+  return {};
 }
 
 Status create_instance(Validation level, std::unique_ptr<Instance> *out) {
@@ -184,7 +193,7 @@ Status create_instance(Validation level, std::unique_ptr<Instance> *out) {
       ci.pNext = &features;
   }
   KILN_RT_TRY(check(l->vkCreateInstance(&ci, nullptr, &in->instance), "vkCreateInstance"));
-  KILN_RT_TRY(load_instance_fns(in.get()));
+  KILN_RT_TRY(load_instance_fns(in.get(), l->vkGetInstanceProcAddr));
   if (validation)
     KILN_RT_TRY(create_messenger(in.get()));
   *out = std::move(in);

@@ -103,6 +103,7 @@ struct Instance {
   VkInstance instance = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
   bool validation = false;
+  bool borrowed = false; // the application's VkInstance (kiln_device_open_vulkan): never destroyed
   bool sync_validation = false; // synchronization validation on top of the core checks
   std::atomic<uint64_t> messages{0}; // everything the layer reported
   std::atomic<uint64_t> errors{0};   // of which errors
@@ -117,6 +118,11 @@ enum class Validation { off, core, sync };
 // also turns on the layer's synchronization validation (VK_EXT_validation_features), which
 // reports missing or too weak barriers between commands, submissions and the host.
 Status create_instance(Validation validation, std::unique_ptr<Instance> *out);
+
+// Wraps the application's VkInstance, loading kiln's entry points through its
+// vkGetInstanceProcAddr (so its layers see kiln's calls); the instance is never destroyed.
+Status adopt_instance(PFN_vkGetInstanceProcAddr get_proc, VkInstance instance,
+                      std::unique_ptr<Instance> *out);
 
 // KILN_VULKAN_VALIDATION: "1" -> core, "sync" -> core + synchronization, else off.
 Validation validation_requested();

@@ -67,11 +67,11 @@ Status check_binding(const Device &d, const Executable &exe, size_t i, const Bin
   const std::string what = cat("dispatch of '", exe.name, "' binding ", i);
   if (!b.buffer)
     return error(KILN_INVALID_ARGUMENT, what, ": buffer is NULL");
-  KILN_RT_TRY(check_range(what.c_str(), b.offset, b.size,
-                          reinterpret_cast<const Buffer *>(b.buffer)->size));
+  const Buffer &buffer = *reinterpret_cast<const Buffer *>(b.buffer);
+  KILN_RT_TRY(check_range(what.c_str(), b.offset, b.size, buffer.size));
   const VkPhysicalDeviceLimits &lim = d.physical.limits;
-  if (b.offset % lim.minStorageBufferOffsetAlignment != 0)
-    return error(KILN_INVALID_ARGUMENT, what, ": offset ", b.offset,
+  if ((buffer.base + b.offset) % lim.minStorageBufferOffsetAlignment != 0)
+    return error(KILN_INVALID_ARGUMENT, what, ": offset ", buffer.base + b.offset,
                  " is not a multiple of the device's storage buffer offset alignment (",
                  lim.minStorageBufferOffsetAlignment, ")");
   if (b.size > lim.maxStorageBufferRange)
@@ -107,6 +107,17 @@ Status check_dispatch(const Device &d, const CommandList &l, const Dispatch &x) 
   return {};
 }
 
+// DEVICE_ERROR when the validation layer reported errors since the list's last check.
+Status validation_errors(Device &d, CommandList &l) {
+  const uint64_t errors = d.instance->errors.load();
+  const uint64_t n = errors - l.errors_mark;
+  l.errors_mark = errors;
+  if (n)
+    return error(KILN_DEVICE_ERROR, "the Vulkan validation layer reported ", n,
+                 " error(s) while recording or running commands (printed to stderr)");
+  return {};
+}
+
 } // namespace
 
 Status create_commands(Device &d, const CommandListDesc &desc, std::unique_ptr<CommandList> *out) {
@@ -123,6 +134,8 @@ Status create_commands(Device &d, const CommandListDesc &desc, std::unique_ptr<C
 }
 
 void destroy_commands(Device &d, CommandList *l) {
+  if (l->pending) // the status was the run's to report; the list goes either way
+    (void)settle(d, *l);
   if (l->queries)
     d.vkDestroyQueryPool(d.device, l->queries, nullptr);
   if (l->fence)
@@ -135,6 +148,7 @@ void destroy_commands(Device &d, CommandList *l) {
 }
 
 Status begin_commands(Device &d, CommandList &l) {
+  KILN_RT_TRY(settle(d, l));
   if (l.state == CommandList::State::recording)
     return error(KILN_INVALID_ARGUMENT, "begin: the command list is already recording (call end)");
   if (l.dispatches)
@@ -169,7 +183,8 @@ Status record_dispatch(Device &d, CommandList &l, const Dispatch &x) {
   std::vector<VkWriteDescriptorSet> writes(x.binding_count);
   for (size_t j = 0; j < x.binding_count; ++j) {
     const Binding &b = x.bindings[j];
-    infos[j] = {reinterpret_cast<const Buffer *>(b.buffer)->buffer, b.offset, b.size};
+    const Buffer &buffer = *reinterpret_cast<const Buffer *>(b.buffer);
+    infos[j] = {buffer.buffer, buffer.base + b.offset, b.size};
     writes[j] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[j].dstSet = set;
     writes[j].dstBinding = uint32_t(j);
@@ -196,10 +211,11 @@ Status record_copy(Device &d, CommandList &l, Buffer *src, uint64_t src_offset, 
                  " buffer is NULL");
   KILN_RT_TRY(check_range("copy source", src_offset, bytes, src->size));
   KILN_RT_TRY(check_range("copy destination", dst_offset, bytes, dst->size));
-  if (src == dst && src_offset < dst_offset + bytes && dst_offset < src_offset + bytes)
+  if (src->buffer == dst->buffer && src->base + src_offset < dst->base + dst_offset + bytes &&
+      dst->base + dst_offset < src->base + src_offset + bytes)
     return error(KILN_INVALID_ARGUMENT, "copy: source [", src_offset, ", +", bytes,
                  ") and destination [", dst_offset, ", +", bytes, ") overlap");
-  VkBufferCopy region{src_offset, dst_offset, bytes};
+  VkBufferCopy region{src->base + src_offset, dst->base + dst_offset, bytes};
   d.vkCmdCopyBuffer(l.cmd, src->buffer, dst->buffer, 1, &region);
   return {};
 }
@@ -236,20 +252,72 @@ Status submit_commands(Device &d, CommandList &l) {
   if (l.state != CommandList::State::ended)
     return error(KILN_INVALID_ARGUMENT,
                  "submit: the command list was not recorded (call begin and end first)");
+  KILN_RT_TRY(settle(d, l));
   KILN_RT_TRY(check_not_lost(d));
   l.submitted = false;
   KILN_RT_TRY(submit_and_wait(d, l.cmd, l.fence));
   l.submitted = true;
-  const uint64_t errors = d.instance->errors.load();
-  const uint64_t n = errors - l.errors_mark;
-  l.errors_mark = errors;
-  if (n)
-    return error(KILN_DEVICE_ERROR, "the Vulkan validation layer reported ", n,
-                 " error(s) while recording or running commands (printed to stderr)");
+  return validation_errors(d, l);
+}
+
+Status submit_commands_async(Device &d, CommandList &l, const kiln_vulkan_sync &sync) {
+  if (l.state != CommandList::State::ended)
+    return error(KILN_INVALID_ARGUMENT,
+                 "submit: the command list was not recorded (call begin and end first)");
+  KILN_RT_TRY(settle(d, l));
+  KILN_RT_TRY(check_not_lost(d));
+  l.submitted = false;
+  std::vector<VkSemaphore> waits(sync.wait_count), signals(sync.signal_count);
+  std::vector<uint64_t> wait_values(sync.wait_count), signal_values(sync.signal_count);
+  std::vector<VkPipelineStageFlags> stages(sync.wait_count, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+  for (uint32_t i = 0; i < sync.wait_count; ++i) {
+    waits[i] = reinterpret_cast<VkSemaphore>(sync.wait_semaphores[i]);
+    wait_values[i] = sync.wait_values ? sync.wait_values[i] : 0;
+  }
+  for (uint32_t i = 0; i < sync.signal_count; ++i) {
+    signals[i] = reinterpret_cast<VkSemaphore>(sync.signal_semaphores[i]);
+    signal_values[i] = sync.signal_values ? sync.signal_values[i] : 0;
+  }
+  VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  timeline.waitSemaphoreValueCount = sync.wait_count;
+  timeline.pWaitSemaphoreValues = wait_values.data();
+  timeline.signalSemaphoreValueCount = sync.signal_count;
+  timeline.pSignalSemaphoreValues = signal_values.data();
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.pNext = &timeline;
+  si.waitSemaphoreCount = sync.wait_count;
+  si.pWaitSemaphores = waits.data();
+  si.pWaitDstStageMask = stages.data();
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &l.cmd;
+  si.signalSemaphoreCount = sync.signal_count;
+  si.pSignalSemaphores = signals.data();
+  KILN_RT_TRY(check(d.vkResetFences(d.device, 1, &l.fence), "vkResetFences"));
+  VkResult r = VK_SUCCESS;
+  {
+    std::lock_guard lock(d.queue_mutex);
+    r = d.fault.hit(Fault::submit) ? VK_ERROR_DEVICE_LOST
+                                   : d.vkQueueSubmit(d.queue, 1, &si, l.fence);
+  }
+  KILN_RT_TRY(note_loss(d, check(r, "vkQueueSubmit")));
+  l.pending = true;
   return {};
 }
 
+Status settle(Device &d, CommandList &l) {
+  if (!l.pending)
+    return {};
+  l.pending = false;
+  VkResult r = d.vkWaitForFences(d.device, 1, &l.fence, VK_TRUE, UINT64_MAX);
+  if (r == VK_SUCCESS && d.fault.hit(Fault::lost))
+    r = VK_ERROR_DEVICE_LOST;
+  KILN_RT_TRY(note_loss(d, check(r, "vkWaitForFences")));
+  l.submitted = true;
+  return validation_errors(d, l);
+}
+
 Status read_timers(Device &d, CommandList &l, uint64_t *ns, size_t count) {
+  KILN_RT_TRY(settle(d, l));
   if (count > l.desc.timers)
     return error(KILN_INVALID_ARGUMENT, "read_timers: ", count,
                  " timers asked for, the command list has ", l.desc.timers);

@@ -215,12 +215,16 @@ Status enumerate(const Instance &in, std::vector<PhysicalInfo> *out) {
 }
 
 Device::~Device() {
-  if (device) {
+  if (!device)
+    return;
+  // A borrowed device may be busy with the application's work: kiln's own lists were waited
+  // for when they were destroyed, so only kiln's objects go.
+  if (!borrowed)
     vkDeviceWaitIdle(device);
-    if (pipeline_cache)
-      vkDestroyPipelineCache(device, pipeline_cache, nullptr);
+  if (pipeline_cache)
+    vkDestroyPipelineCache(device, pipeline_cache, nullptr);
+  if (!borrowed)
     vkDestroyDevice(device, nullptr);
-  }
 }
 
 Status parse_fault(const char *value, Fault *out) {
@@ -303,6 +307,81 @@ Status open_device(size_t index, std::unique_ptr<Device> *out) {
   if (d->physical.queue_family == UINT32_MAX)
     return error(KILN_UNSUPPORTED, "device '", info.name, "' has no compute queue");
   KILN_RT_TRY(create_logical(d.get()));
+  *out = std::move(d);
+  return {};
+}
+
+namespace {
+
+// The features the application enabled, from the chain it gave vkCreateDevice (read-only).
+void read_enabled(const void *chain, Features *out) {
+  for (auto *s = static_cast<const VkBaseInStructure *>(chain); s; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2)
+      out->core.features = reinterpret_cast<const VkPhysicalDeviceFeatures2 *>(s)->features;
+    else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES)
+      out->v11.storageBuffer16BitAccess =
+          reinterpret_cast<const VkPhysicalDeviceVulkan11Features *>(s)->storageBuffer16BitAccess;
+    else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) {
+      const auto *v12 = reinterpret_cast<const VkPhysicalDeviceVulkan12Features *>(s);
+      out->v12.storageBuffer8BitAccess = v12->storageBuffer8BitAccess;
+      out->v12.shaderInt8 = v12->shaderInt8;
+      out->v12.shaderFloat16 = v12->shaderFloat16;
+      out->v12.vulkanMemoryModel = v12->vulkanMemoryModel;
+      out->v12.timelineSemaphore = v12->timelineSemaphore;
+    } else if (s->sType == kCoopMatrixFeaturesType)
+      out->coop.cooperativeMatrix = reinterpret_cast<const CoopMatrixFeatures *>(s)->cooperativeMatrix;
+  }
+}
+
+} // namespace
+
+Status open_external(const kiln_vulkan_context &ctx, std::unique_ptr<Device> *out) {
+  auto d = std::make_unique<Device>();
+  KILN_RT_TRY(parse_fault(std::getenv("KILN_VULKAN_FAULT"), &d->fault));
+  KILN_RT_TRY(adopt_instance(reinterpret_cast<PFN_vkGetInstanceProcAddr>(ctx.get_instance_proc_addr),
+                             reinterpret_cast<VkInstance>(ctx.instance), &d->instance));
+  const Instance &in = *d->instance;
+  Features have;
+  KILN_RT_TRY(query_physical(in, reinterpret_cast<VkPhysicalDevice>(ctx.physical_device), 0,
+                             &d->physical, &have));
+  kiln_device_info &info = d->physical.info;
+  std::snprintf(info.uri, sizeof info.uri, "vulkan:application");
+  if (info.api_version < VK_API_VERSION_1_2)
+    return error(KILN_UNSUPPORTED, "device '", info.name, "' supports Vulkan ",
+                 VK_API_VERSION_MAJOR(info.api_version), ".", VK_API_VERSION_MINOR(info.api_version),
+                 "; kiln needs 1.2");
+  uint32_t n = 0;
+  in.vkGetPhysicalDeviceQueueFamilyProperties(d->physical.handle, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> families(n);
+  in.vkGetPhysicalDeviceQueueFamilyProperties(d->physical.handle, &n, families.data());
+  if (ctx.queue_family >= n || !(families[ctx.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT))
+    return error(KILN_UNSUPPORTED, "queue family ", ctx.queue_family, " of device '", info.name,
+                 "' has no compute queues (", n, " families)");
+  if (ctx.queue_index >= families[ctx.queue_family].queueCount)
+    return error(KILN_INVALID_ARGUMENT, "queue ", ctx.queue_index, " of family ",
+                 ctx.queue_family, ": the family has ", families[ctx.queue_family].queueCount);
+  d->physical.queue_family = ctx.queue_family;
+  d->physical.timestamp_valid_bits = families[ctx.queue_family].timestampValidBits;
+  info.timestamps = d->physical.timestamp_valid_bits > 0 && d->physical.timestamp_period > 0;
+  // Only what the application enabled may be used.
+  Features on;
+  read_enabled(ctx.enabled_features, &on);
+  info.float16 = info.float16 && on.v12.shaderFloat16;
+  info.float64 = info.float64 && on.core.features.shaderFloat64;
+  info.int8 = info.int8 && on.v12.shaderInt8;
+  info.int16 = info.int16 && on.core.features.shaderInt16;
+  info.int64 = info.int64 && on.core.features.shaderInt64;
+  info.storage8 = info.storage8 && on.v12.storageBuffer8BitAccess;
+  info.storage16 = info.storage16 && on.v11.storageBuffer16BitAccess;
+  info.cooperative_matrix =
+      info.cooperative_matrix && on.coop.cooperativeMatrix && on.v12.vulkanMemoryModel;
+  d->device = reinterpret_cast<VkDevice>(ctx.device);
+  d->borrowed = true;
+  KILN_RT_TRY(load_device_fns(d.get()));
+  d->vkGetDeviceQueue(d->device, ctx.queue_family, ctx.queue_index, &d->queue);
+  VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  KILN_RT_TRY(check(d->vkCreatePipelineCache(d->device, &cache, nullptr, &d->pipeline_cache),
+                    "vkCreatePipelineCache"));
   *out = std::move(d);
   return {};
 }
@@ -421,6 +500,10 @@ Status create_buffer(Device &d, VkDeviceSize size, VkBufferUsageFlags usage, Mem
 }
 
 void destroy_buffer(Device &d, Buffer *b) {
+  if (b->borrowed) {
+    *b = Buffer{};
+    return;
+  }
   if (b->buffer) {
     d.vkDestroyBuffer(d.device, b->buffer, nullptr);
     g_live_allocations.fetch_sub(1);

@@ -64,6 +64,7 @@ struct Device {
   std::atomic<bool> lost{false};
   PhysicalInfo physical;
   VkDevice device = VK_NULL_HANDLE;
+  bool borrowed = false; // the application's VkDevice (kiln_device_open_vulkan): not destroyed
   VkQueue queue = VK_NULL_HANDLE;
   std::mutex queue_mutex; // vkQueueSubmit needs external synchronisation
   VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
@@ -78,6 +79,9 @@ struct Device {
 };
 
 Status open_device(size_t index, std::unique_ptr<Device> *out);
+// A device on the application's VkDevice and queue (kiln_device_open_vulkan): capabilities are
+// what the physical device offers and the application enabled.
+Status open_external(const kiln_vulkan_context &context, std::unique_ptr<Device> *out);
 
 // Marks the device lost when `s` is KILN_DEVICE_LOST; returns `s`.
 Status note_loss(Device &d, Status s);
@@ -92,11 +96,16 @@ Status submit_and_wait(Device &d, VkCommandBuffer cmd, VkFence fence);
 Status check_requirements(const PhysicalInfo &p, const Executable &exe);
 
 // A buffer with its own memory allocation; `mapped` is set for host-visible memory.
+// An imported buffer (kiln_buffer_import_vulkan) is `size` bytes at `base` of the application's
+// VkBuffer, with no memory of kiln's: destroy_buffer leaves it alone, and every binding and copy
+// offset is relative to `base`.
 struct Buffer {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
   void *mapped = nullptr;
   VkDeviceSize size = 0;
+  VkDeviceSize base = 0;
+  bool borrowed = false;
 };
 
 enum class MemoryUse { device_local, host_visible };

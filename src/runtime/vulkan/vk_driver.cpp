@@ -161,16 +161,55 @@ Status commands_read_timers(DeviceState *d, CommandState *c, uint64_t *ns, size_
   return vk::read_timers(*self(d), self(c), ns, count);
 }
 
+Status commands_submit_async(DeviceState *d, CommandState *c, const kiln_vulkan_sync &sync) {
+  return vk::submit_commands_async(*self(d), self(c), sync);
+}
+
+Status commands_wait(DeviceState *d, CommandState *c) { return vk::settle(*self(d), self(c)); }
+
 const DriverVtable kVulkanDriver = {
     "vulkan",
     {count, describe, default_device, open, destroy, info, limits, validation_messages},
     {buffer_create, buffer_destroy, buffer_host_pointer, buffer_size},
     {executable_create, executable_destroy},
     {commands_create, commands_destroy, commands_begin, commands_dispatch, commands_copy,
-     commands_barrier, commands_timer, commands_end, commands_submit, commands_read_timers},
+     commands_barrier, commands_timer, commands_end, commands_submit, commands_read_timers,
+     commands_submit_async, commands_wait},
 };
 
 } // namespace
+
+Status vulkan_open_external(const kiln_vulkan_context &context, DeviceState **out) {
+  std::unique_ptr<vk::Device> d;
+  KILN_RT_TRY(vk::open_external(context, &d));
+  *out = reinterpret_cast<DeviceState *>(d.release());
+  return {};
+}
+
+Status vulkan_import_buffer(DeviceState *state, uint64_t vk_buffer, uint64_t offset,
+                            uint64_t bytes, BufferState **out) {
+  const vk::Device &d = *self(state);
+  KILN_RT_TRY(vk::check_not_lost(d));
+  if (bytes == 0)
+    return error(KILN_INVALID_ARGUMENT, "kiln_buffer_import_vulkan: 0 bytes");
+  const uint64_t align = std::max<uint64_t>(d.physical.limits.minStorageBufferOffsetAlignment, 1);
+  if (offset % align != 0)
+    return error(KILN_INVALID_ARGUMENT, "kiln_buffer_import_vulkan: offset ", offset,
+                 " is not a multiple of the device's storage buffer offset alignment (", align,
+                 ")");
+  auto b = std::make_unique<vk::Buffer>();
+  b->buffer = reinterpret_cast<VkBuffer>(vk_buffer);
+  b->base = offset;
+  b->size = bytes;
+  b->borrowed = true;
+  *out = reinterpret_cast<BufferState *>(b.release());
+  return {};
+}
+
+void vulkan_export_buffer(const BufferState *buffer, uint64_t *vk_buffer, uint64_t *offset) {
+  *vk_buffer = reinterpret_cast<uint64_t>(self(buffer)->buffer);
+  *offset = self(buffer)->base;
+}
 
 const DriverVtable *vulkan_driver() { return &kVulkanDriver; }
 

@@ -40,6 +40,7 @@ struct CommandList {
   std::vector<uint8_t> written;          // per query: written since begin
   enum class State { empty, recording, ended } state = State::empty;
   bool submitted = false;   // the recording has run (its queries were written)
+  bool pending = false;     // submitted asynchronously and not yet waited for (settle)
   uint64_t errors_mark = 0; // validation errors counted before this recording or submission
 };
 
@@ -56,5 +57,11 @@ Status end_commands(Device &d, CommandList &list);
 // recorded or run.
 Status submit_commands(Device &d, CommandList &list);
 Status read_timers(Device &d, CommandList &list, uint64_t *ns, size_t count);
+// Submits after the waits of `sync`, signalling its signals when done, without waiting; the
+// list's fence still signals, and every other op on the list first waits for it (settle).
+Status submit_commands_async(Device &d, CommandList &list, const kiln_vulkan_sync &sync);
+// Waits for an asynchronous submission of the list, if one is in flight; DEVICE_ERROR when the
+// validation layer reported errors meanwhile.
+Status settle(Device &d, CommandList &list);
 
 } // namespace kiln::rt::vk
