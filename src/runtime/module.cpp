@@ -3,6 +3,7 @@
 #include "runtime/module.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace kiln::rt {
@@ -22,6 +23,17 @@ struct Frame {
   std::vector<BufferState *> user_inputs, user_outputs;
   std::vector<uint64_t> user_ids;
   bool user() const { return !user_ids.empty(); }
+  // Large inputs that go through staging are uploaded in chunks, each copied by a list of its
+  // own that is submitted (without waiting) as soon as the host has written its bytes, so the
+  // host's copy of one chunk overlaps the device's copy of the one before; the main list then
+  // starts with a barrier. Only on drivers with submit_async.
+  struct UploadChunk {
+    size_t input = 0;
+    uint64_t offset = 0, bytes = 0;
+    CommandState *list = nullptr;
+  };
+  std::vector<UploadChunk> upload_chunks;
+  std::vector<uint8_t> input_chunked; // per input
   BufferState *input(size_t i) const { return user() ? user_inputs[i] : inputs[i]; }
   BufferState *output(size_t i) const { return user() ? user_outputs[i] : outputs[i]; }
 };
@@ -179,6 +191,8 @@ Status Module::create(const DriverVtable &driver, DeviceState *device, const Pro
   m->device_ = device;
   m->program_ = &program;
   m->executables_.assign(executables, executables + program.executables.size());
+  if (const char *env = std::getenv("KILN_UPLOAD_CHUNK_BYTES"))
+    m->upload_chunk_bytes_ = std::strtoull(env, nullptr, 10);
   if (program.constant_bytes) {
     KILN_RT_TRY(
         driver.buffer.create(device, program.constant_bytes, MemoryKind::device, &m->constants_));
@@ -236,13 +250,15 @@ Status create_io(const DriverVtable &d, DeviceState *device, const std::vector<T
   return {};
 }
 
-// Copies between each device buffer and its staging buffer (where one exists).
+// Copies between each device buffer and its staging buffer (where one exists and `skip`, when
+// given, does not mark the buffer).
 Status record_staging(const DriverVtable &d, DeviceState *device, CommandState *list,
                       const std::vector<BufferState *> &bufs,
-                      const std::vector<BufferState *> &staging, bool to_device, bool *any) {
+                      const std::vector<BufferState *> &staging, bool to_device, bool *any,
+                      const std::vector<uint8_t> *skip = nullptr) {
   *any = false;
   for (size_t i = 0; i < bufs.size(); ++i) {
-    if (!staging[i])
+    if (!staging[i] || (skip && (*skip)[i]))
       continue;
     const uint64_t n = d.buffer.size(bufs[i]);
     KILN_RT_TRY(to_device ? d.command.copy(device, list, staging[i], 0, bufs[i], 0, n)
@@ -264,8 +280,9 @@ Status Module::record(Frame &f) {
   KILN_RT_TRY(d.command.begin(device_, list));
   bool any = false;
   if (!f.user())
-    KILN_RT_TRY(record_staging(d, device_, list, f.inputs, f.input_staging, true, &any));
-  if (any)
+    KILN_RT_TRY(record_staging(d, device_, list, f.inputs, f.input_staging, true, &any,
+                               &f.input_chunked));
+  if (any || (!f.user() && !f.upload_chunks.empty()))
     KILN_RT_TRY(d.command.barrier(device_, list));
   std::vector<Binding> bindings;
   const auto &commands = program_->commands;
@@ -322,6 +339,7 @@ Status Module::create_frame(std::unique_ptr<Frame> *out) {
                           &f->input_host));
     KILN_RT_TRY(create_io(d, device_, p.outputs, MemoryKind::readback, &f->outputs,
                           &f->output_staging, &f->output_host));
+    KILN_RT_TRY(create_upload_chunks(*f));
     CommandListDesc desc;
     desc.timers = uint32_t(p.commands.size()) + 1; // one per command, one around all
     for (const Command &c : p.commands)
@@ -341,8 +359,33 @@ Status Module::create_frame(std::unique_ptr<Frame> *out) {
   return {};
 }
 
+Status Module::create_upload_chunks(Frame &f) {
+  const DriverVtable &d = *driver_;
+  f.input_chunked.assign(f.inputs.size(), 0);
+  if (!d.command.submit_async || upload_chunk_bytes_ == 0)
+    return {};
+  for (size_t i = 0; i < f.inputs.size(); ++i) {
+    const uint64_t n = f.input_staging[i] ? d.buffer.size(f.inputs[i]) : 0;
+    if (n < 2 * upload_chunk_bytes_)
+      continue;
+    f.input_chunked[i] = 1;
+    for (uint64_t at = 0; at < n; at += upload_chunk_bytes_) {
+      Frame::UploadChunk c{i, at, std::min(upload_chunk_bytes_, n - at), nullptr};
+      KILN_RT_TRY(d.command.create(device_, CommandListDesc{}, &c.list));
+      f.upload_chunks.push_back(c);
+      KILN_RT_TRY(d.command.begin(device_, c.list));
+      KILN_RT_TRY(d.command.copy(device_, c.list, f.input_staging[i], at, f.inputs[i], at, c.bytes));
+      KILN_RT_TRY(d.command.end(device_, c.list));
+    }
+  }
+  return {};
+}
+
 void Module::destroy_frame(Frame *f) {
   const DriverVtable &d = *driver_;
+  for (const Frame::UploadChunk &c : f->upload_chunks)
+    if (c.list)
+      d.command.destroy(device_, c.list);
   if (f->commands)
     d.command.destroy(device_, f->commands);
   for (auto *list : {&f->inputs, &f->outputs, &f->input_staging, &f->output_staging})
@@ -429,9 +472,17 @@ Status Module::run(const RunArgs &args) {
     return r;
   }
   for (size_t i = 0; i < f->inputs.size(); ++i)
-    if (f->input_host[i])
+    if (f->input_host[i] && !f->input_chunked[i])
       std::memcpy(f->input_host[i], args.inputs[i].data, args.inputs[i].bytes);
-  Status s = driver_->command.submit(device_, f->commands);
+  Status s;
+  for (const Frame::UploadChunk &c : f->upload_chunks) {
+    std::memcpy(static_cast<uint8_t *>(f->input_host[c.input]) + c.offset,
+                static_cast<const uint8_t *>(args.inputs[c.input].data) + c.offset, c.bytes);
+    if (s = driver_->command.submit_async(device_, c.list, kiln_vulkan_sync{}); !s.ok())
+      break;
+  }
+  if (s.ok())
+    s = driver_->command.submit(device_, f->commands);
   if (s.ok()) {
     for (size_t i = 0; i < f->outputs.size(); ++i)
       if (f->output_host[i])

@@ -6,7 +6,9 @@
 // buffers (with upload/readback staging buffers where device memory is not host-addressable)
 // and one command list recorded once, when the frame is created, with the whole program
 // (staging copies, every command between barriers, a timer around each). A call writes the
-// inputs, submits the list, reads the outputs and the timers. Several threads may run one
+// inputs, submits the list, reads the outputs and the timers. Large inputs through staging are
+// written and copied chunk by chunk, each chunk's copy list submitted before the next chunk is
+// written (create_upload_chunks), so host and device copies overlap. Several threads may run one
 // module at once; each call uses its own frame, and calls beyond the pool size wait.
 #pragma once
 
@@ -62,6 +64,7 @@ public:
 private:
   Module() = default;
   Status create_frame(std::unique_ptr<Frame> *out);
+  Status create_upload_chunks(Frame &f);
   Status record(Frame &f);
   void destroy_frame(Frame *f);
   Status acquire(Frame **out);
@@ -76,6 +79,10 @@ private:
   const Program *program_ = nullptr;
   std::vector<ExecutableState *> executables_;
   BufferState *constants_ = nullptr;
+  // Inputs of at least two chunks that pass through staging are uploaded chunk by chunk,
+  // overlapping the host's copy with the device's (Frame::upload_chunks). 0: never.
+  // KILN_UPLOAD_CHUNK_BYTES at load overrides it (tests, tuning).
+  uint64_t upload_chunk_bytes_ = uint64_t(8) << 20;
 
   // Frame pool: at most kMaxFrames exist; calls beyond that wait for a free one.
   std::mutex mutex_;

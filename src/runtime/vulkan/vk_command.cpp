@@ -284,7 +284,8 @@ Status submit_commands_async(Device &d, CommandList &l, const kiln_vulkan_sync &
   timeline.signalSemaphoreValueCount = sync.signal_count;
   timeline.pSignalSemaphoreValues = signal_values.data();
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  si.pNext = &timeline;
+  if (sync.wait_count || sync.signal_count)
+    si.pNext = &timeline;
   si.waitSemaphoreCount = sync.wait_count;
   si.pWaitSemaphores = waits.data();
   si.pWaitDstStageMask = stages.data();
