@@ -62,9 +62,15 @@ struct Range {
   uint64_t begin = 0, end = 0;
 };
 
+// A command's write of a range. `live`: the parts of it no later write has replaced yet.
+// Several commands may write one range before anyone reads it (the producers of a concat
+// write their slices in place, each binding the whole result), so a write replaces only what
+// an earlier write left that has since been read (the arena region reused for another tensor).
 struct Write {
   Range r;
   size_t cmd;
+  std::vector<std::pair<uint64_t, uint64_t>> live;
+  bool read = false;
 };
 
 class GraphWriter {
@@ -76,7 +82,8 @@ private:
   Range range_of(const fb::BufferRef *b) const;
   std::string source_node(const std::string &space) const;
   std::string edge_text(const Range &r) const;
-  bool last_writers(const Range &r, std::set<size_t> *cmds) const;
+  bool last_writers(const Range &r, std::set<size_t> *cmds);
+  void write(const Range &r, size_t cmd);
   void read(const Range &r, size_t cmd);
   void command_node(size_t i, const fb::CommandEntry *e);
   std::string legend() const;
@@ -127,30 +134,34 @@ std::string GraphWriter::edge_text(const Range &r) const {
   return fmt::format("{} ({} B)", sig_text(sigs->Get(k)), n);
 }
 
-// The commands that last wrote some part of `r` (a later write hides an earlier one); whether
-// some bytes of `r` were never written.
-bool GraphWriter::last_writers(const Range &r, std::set<size_t> *cmds) const {
-  std::vector<std::pair<uint64_t, uint64_t>> open{{r.begin, r.end}};
-  for (auto w = writes_.rbegin(); w != writes_.rend() && !open.empty(); ++w) {
-    if (w->r.space != r.space) continue;
-    std::vector<std::pair<uint64_t, uint64_t>> still;
-    for (auto [b, e] : open) {
-      const uint64_t lo = std::max(b, w->r.begin), hi = std::min(e, w->r.end);
-      if (lo >= hi) {
-        still.emplace_back(b, e);
-        continue;
+// The commands whose writes of some part of `r` are live (marked read); whether there are none.
+bool GraphWriter::last_writers(const Range &r, std::set<size_t> *cmds) {
+  for (Write &w : writes_) {
+    if (w.r.space != r.space) continue;
+    for (auto [b, e] : w.live)
+      if (std::max(b, r.begin) < std::min(e, r.end)) {
+        cmds->insert(w.cmd);
+        w.read = true;
+        break;
       }
-      cmds->insert(w->cmd);
-      if (b < lo) still.emplace_back(b, lo);
-      if (hi < e) still.emplace_back(hi, e);
-    }
-    open = std::move(still);
   }
-  return !open.empty();
+  return cmds->empty();
 }
 
-// Edges into `cmd` from the last writers of `r`, and from its input / constant node for bytes
-// no command wrote.
+void GraphWriter::write(const Range &r, size_t cmd) {
+  for (Write &w : writes_) {
+    if (w.r.space != r.space || !w.read) continue;
+    std::vector<std::pair<uint64_t, uint64_t>> still;
+    for (auto [b, e] : w.live) {
+      if (b < std::min(e, r.begin)) still.emplace_back(b, std::min(e, r.begin));
+      if (std::max(b, r.end) < e) still.emplace_back(std::max(b, r.end), e);
+    }
+    w.live = std::move(still);
+  }
+  writes_.push_back({r, cmd, {{r.begin, r.end}}, false});
+}
+
+// Edges into `cmd` from the live writers of `r`, or from its input / constant node.
 void GraphWriter::read(const Range &r, size_t cmd) {
   const std::string to = fmt::format("cmd{}", cmd);
   std::set<size_t> writers;
@@ -170,7 +181,7 @@ void GraphWriter::command_node(size_t i, const fb::CommandEntry *e) {
                         "label=<<b>#{} copy</b><br/>{} B>];\n",
                         id, i, c->src() ? c->src()->size() : 0);
     if (c->src()) read(range_of(c->src()), i);
-    if (c->dst()) writes_.push_back({range_of(c->dst()), i});
+    if (c->dst()) write(range_of(c->dst()), i);
     return;
   }
   const fb::Dispatch *d = e->command_as_Dispatch();
@@ -203,7 +214,7 @@ void GraphWriter::command_node(size_t i, const fb::CommandEntry *e) {
     if (writes) written.push_back(r);
     else read(r, i);
   }
-  for (const Range &r : written) writes_.push_back({r, i});
+  for (const Range &r : written) write(r, i);
 }
 
 std::string GraphWriter::legend() const {
@@ -240,7 +251,7 @@ std::string GraphWriter::legend() const {
       "<tr><td><b>offset</b></td><td><b>bytes</b></td><td><b>written by</b></td></tr>{}"
       "<tr><td colspan=\"3\" bgcolor=\"#f4f4f4\">blue: dispatch (kernel, fused graph ops, "
       "workgroups); grey: copy; green: model input; red: model output; yellow: constant; "
-      "edges: the bytes a command reads, from their last writer</td></tr></table>>];\n",
+      "edges: the bytes a command reads, from the commands that wrote them</td></tr></table>>];\n",
       m_.arena_bytes(), regions.size(), m_.constants() ? m_.constants()->size() : 0,
       constant_bytes, note, rows);
 }
