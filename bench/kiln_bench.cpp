@@ -15,11 +15,9 @@
 // machine), and is linked with static libstdc++ for that reason.
 #include "kiln/kiln.h"
 #include "support/npy.h"
-
-#include <sys/resource.h>
+#include "tools/bench_core.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -29,30 +27,13 @@
 
 namespace {
 
-long peak_rss_kib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
-}
-
-// CPU seconds (user + system, every thread of the process) used so far.
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
+using kiln::bench::median;
+using kiln::bench::peak_rss_kib;
 
 int fail(kiln_status st, const char *what) {
   std::fprintf(stderr, "error: %s: %s\n", what, kiln_status_message(st));
   kiln_status_free(st);
   return 1;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 double f32_at(const kiln_tensor_info &info, const void *data, size_t i) {
@@ -140,52 +121,22 @@ int main(int argc, char **argv) {
     out[i] = kiln_tensor{out_info[i].dtype, out_info[i].rank, out_info[i].shape,
                          out_data[i].data(), out_data[i].size()};
   }
-  std::vector<uint64_t> cmd_ns(kiln_module_command_count(mod));
-  uint64_t span_ns = 0;
   // Two timed phases of `iters` calls: plain calls (host time, span: what an application
   // gets, no per-command timestamps recorded), then calls that also time each command
-  // (device time, the profile, and the span with those timestamps in it).
-  const kiln_run_options plain{nullptr, 0, &span_ns};
-  const kiln_run_options timed_cmds{cmd_ns.data(), cmd_ns.size(), &span_ns};
-  std::vector<double> host_ms, device_ms, span_ms, span_timed_ms;
-  std::vector<std::vector<double>> per_cmd_ms(cmd_ns.size());
-  long rss_first = 0;
-  double cpu_start = 0, cpu_ms = 0;
-  const auto warm_until =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(warmup_seconds);
-  int calls = 0;
-  bool rerecorded = false;
-  for (int timed = 0; timed < 2 * iters; ++calls) {
-    const bool warming = calls < warmup || std::chrono::steady_clock::now() < warm_until;
-    const bool phase2 = timed >= iters;
-    if (!warming && timed == 0) cpu_start = cpu_seconds();
-    for (auto &d : out_data) std::memset(d.data(), 0xff, d.size()); // poison (NaN for floats)
-    auto t0 = std::chrono::steady_clock::now();
-    if (kiln_status st = kiln_module_run_with_options(mod, in.data(), in.size(), out.data(),
-                                                      out.size(), phase2 ? &timed_cmds : &plain))
-      return fail(st, "run");
-    auto t1 = std::chrono::steady_clock::now();
-    if (calls == 0) rss_first = peak_rss_kib();
-    if (warming) continue;
-    if (timed == iters - 1) cpu_ms = 1000 * (cpu_seconds() - cpu_start) / iters;
-    if (phase2 && !rerecorded) { // this call recorded the frame again (with timers): untimed
-      rerecorded = true;
-      continue;
-    }
-    ++timed;
-    if (!phase2) {
-      host_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-      span_ms.push_back(static_cast<double>(span_ns) / 1e6);
-      continue;
-    }
-    uint64_t ns = 0;
-    for (size_t c = 0; c < cmd_ns.size(); ++c) {
-      ns += cmd_ns[c];
-      per_cmd_ms[c].push_back(static_cast<double>(cmd_ns[c]) / 1e6);
-    }
-    device_ms.push_back(static_cast<double>(ns) / 1e6);
-    span_timed_ms.push_back(static_cast<double>(span_ns) / 1e6);
-  }
+  // (device time, the profile, and the span with those timestamps in it); bench_core.h.
+  kiln::bench::Options options;
+  options.warmup = warmup;
+  options.warmup_seconds = warmup_seconds;
+  options.iterations = iters;
+  kiln::bench::Samples samples;
+  if (kiln_status st = kiln::bench::measure(mod, in.data(), in.size(), out.data(), out.size(),
+                                            options, &samples))
+    return fail(st, "run");
+  const size_t n_commands = kiln_module_command_count(mod);
+  const std::vector<std::vector<double>> &per_cmd_ms = samples.command_ms;
+  const long rss_first = samples.rss_after_first_kib;
+  const double cpu_ms = samples.cpu_ms_per_call;
+  const int calls = samples.calls;
   long rss_end = peak_rss_kib();
 
   int rc = 0;
@@ -236,9 +187,11 @@ int main(int argc, char **argv) {
   std::printf("device: %s\n", dinfo.name);
   // device: the commands' own times summed; span: first start to last end, barriers and gaps
   // between commands included.
-  std::printf("timed calls (per-command timestamps on): span %.3f ms\n", median(span_timed_ms));
+  std::printf("timed calls (per-command timestamps on): span %.3f ms\n",
+              median(samples.span_timed_ms));
   std::printf("commands: %zu; median of %d calls: host %.3f ms, device %.3f ms, span %.3f ms\n",
-              cmd_ns.size(), iters, median(host_ms), median(device_ms), median(span_ms));
+              n_commands, iters, median(samples.host_ms), median(samples.device_ms),
+              median(samples.span_ms));
   // CPU time per call: on a CPU device (lavapipe) the work itself, and comparable between
   // runs on a loaded machine where wall time is not.
   std::printf("cpu: %.3f ms per call (all threads, mean of %d calls)\n", cpu_ms, iters);

@@ -5,7 +5,7 @@ pkgs=(cmake ninja-build g++ make libonnx-dev libprotobuf-dev protobuf-compiler l
       libcli11-dev nlohmann-json3-dev libgtest-dev llvm-14-tools python3 python3-onnx
       python3-numpy flatbuffers-compiler libflatbuffers-dev libvulkan-dev mesa-vulkan-drivers
       vulkan-tools vulkan-validationlayers spirv-tools spirv-headers glslang-tools
-      python3-dev pybind11-dev python3-pybind11 python3-pytest pkgconf)
+      python3-dev pybind11-dev python3-pybind11 python3-pytest pkgconf graphviz)
 pkgs+=("$@") # extra packages a make target needs (make fuzz: clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do

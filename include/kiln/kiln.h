@@ -208,6 +208,12 @@ typedef struct kiln_command_info {
   const char *name;       /* executable name for a dispatch, "copy" for a copy; module-owned */
   uint32_t workgroups[3]; /* zero for a copy */
   uint64_t bytes;         /* bytes copied, or bytes bound by a dispatch */
+  /* The graph ops a dispatch computes, comma-separated graph-IR op names: the lowered op, then
+   * the ops fused into its kernel (e.g. "kiln.conv,kiln.relu"). Module-owned, valid until the
+   * module is released; "" for a copy and for artifacts that do not record it (compiled before
+   * this field existed). Appended last: code built against an older kiln.h passes a smaller
+   * struct, so rebuild it against this header. */
+  const char *ops;
 } kiln_command_info;
 size_t kiln_module_command_count(const kiln_module *module);
 kiln_status kiln_module_command_info(const kiln_module *module, size_t index,

@@ -390,6 +390,7 @@ kiln_status kiln_module_command_info(const kiln_module *module, size_t index,
     const Command &c = p.commands[index];
     *out_info = kiln_command_info{};
     out_info->kind = c.kind;
+    out_info->ops = c.source_ops.c_str(); // "" for a copy
     if (c.kind == KILN_COMMAND_COPY) {
       out_info->name = "copy";
       out_info->bytes = c.src.size;

@@ -210,6 +210,9 @@ Status convert_dispatch(const fb::Dispatch *d, const Program &p,
     return bad(what + " needs 3 workgroup counts");
   for (uint32_t i = 0; i < 3; ++i)
     out->workgroups[i] = d->workgroups()->Get(i);
+  if (d->source_ops()) // informational only (profiles); the verifier checked the strings
+    for (const flatbuffers::String *op : *d->source_ops())
+      out->source_ops += (out->source_ops.empty() ? "" : ",") + op->str();
   return {};
 }
 

@@ -74,6 +74,9 @@ struct Command {
   std::vector<BufferRef> bindings;
   std::vector<uint8_t> push_constants;
   std::array<uint32_t, 3> workgroups{0, 0, 0};
+  // The graph ops it computes, comma-separated (artifact Dispatch.source_ops); "" when the
+  // artifact does not say. Informational: kiln_command_info.ops.
+  std::string source_ops;
   // Copy
   BufferRef src, dst;
   // Waits for every earlier command; false: may run together with those since the last one

@@ -7,6 +7,7 @@
 #include "kir/target.h"
 #include "passes/pass.h"
 #include "tools/device_runner.h"
+#include "tools/progress.h"
 #include "tools/tools.h"
 
 #include <CLI/CLI.hpp>
@@ -70,12 +71,21 @@ Status compile(const CompileArgs &a) {
   auto start = std::chrono::steady_clock::now();
   const kir::TargetDesc *t = kir::find_target(a.target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", a.target));
+  // The phase on a terminal; not while IR or pass times are printed to stderr.
+  ProgressLine progress;
+  const bool quiet = a.print_ir_after_all || !a.print_ir_after.empty() ||
+                     !a.print_kir_after.empty() || a.time_passes;
+  auto phase = [&](int n, std::string_view what) {
+    if (!quiet) progress.update(fmt::format("kiln compile: [{}/4] {}", n, what), true);
+  };
+  phase(1, "importing the model");
   KILN_ASSIGN(auto module, frontend::import_model(a.model));
   std::vector<PassTiming> times;
   PassInstrumentation pi{.ir_out = &std::cerr,
                          .print_after_all = a.print_ir_after_all,
                          .print_after = a.print_ir_after,
                          .timings = &times};
+  phase(2, "graph passes");
   KILN_TRY(run_pipeline(*module, pi));
   if (a.time_passes) print_pass_times(times);
   CompileStats stats;
@@ -102,12 +112,15 @@ Status compile(const CompileArgs &a) {
     return Status::error(fmt::format("--parallel '{}': expected naive or blocked:E (E = 2, 4 "
                                      "or 8)",
                                      a.parallel));
+  phase(3, fmt::format("lowering, code generation for {}", a.target));
   KILN_ASSIGN(auto bytes, compile_to_artifact(*module, *t, opts, &stats));
+  phase(4, "writing the artifact");
   std::ofstream f(a.out, std::ios::binary);
   if (!f) return Status::error(fmt::format("{}: cannot write", a.out));
   f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (!f) return Status::error(fmt::format("{}: write failed", a.out));
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  progress.clear();
   fmt::print("{}: {} bytes, target {}, {} dispatches, {} executables, arena {} bytes, constants {} "
              "bytes, {:.2f} s\n",
              a.out, bytes.size(), a.target, stats.dispatches, stats.executables, stats.arena_bytes,
@@ -177,7 +190,8 @@ struct ValidateArgs {
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
 };
 
-// Seeded inputs for parameters the user did not give: floats in [-1, 1), integers in [0, 4).
+} // namespace
+
 Tensor random_input(const TensorType &t, uint32_t seed) {
   std::mt19937 rng(seed);
   Tensor x(t.dtype, t.dims);
@@ -188,6 +202,8 @@ Tensor random_input(const TensorType &t, uint32_t seed) {
   }
   return x;
 }
+
+namespace {
 
 Status validate(const ValidateArgs &a) {
   KILN_ASSIGN(auto module, frontend::import_model(a.model));

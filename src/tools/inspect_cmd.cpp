@@ -1,6 +1,7 @@
 // kiln inspect: an artifact's digest (for pinning, docs/SECURITY.md), signature and commands,
 // read through the runtime's C API on the null device (nothing runs); the executables' code
-// kinds straight from the FlatBuffer, once the runtime has verified it.
+// kinds straight from the FlatBuffer, once the runtime has verified it; with --graph, a picture
+// of the program (inspect_graph.cpp).
 #include "kiln/artifact/kiln_generated.h"
 #include "kiln/kiln.h"
 #include "tools/tools.h"
@@ -51,7 +52,7 @@ void print_executables(const std::vector<uint8_t> &bytes) {
   }
 }
 
-Status inspect(const std::string &path) {
+Status inspect(const std::string &path, const std::string &graph) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Status::error(fmt::format("cannot open '{}'", path));
@@ -87,6 +88,10 @@ Status inspect(const std::string &path) {
   }
   print_executables(bytes);
   fmt::print("commands: {} dispatches, {} copies\n", dispatches, copies);
+  if (!graph.empty()) {
+    KILN_TRY(write_artifact_graph(bytes, graph));
+    fmt::print("graph: {}\n", graph);
+  }
   return Status::ok();
 }
 
@@ -94,11 +99,15 @@ Status inspect(const std::string &path) {
 
 void add_inspect_command(CLI::App &app) {
   auto path = std::make_shared<std::string>();
+  auto graph = std::make_shared<std::string>();
   auto *cmd = app.add_subcommand(
       "inspect", "Check an artifact's digest and print it (sha256, for pinning) and its signature");
   cmd->add_option("artifact", *path, "compiled artifact (.kiln)")->required();
-  cmd->callback([path] {
-    Status s = inspect(*path);
+  cmd->add_option("--graph", *graph,
+                  "also draw the compiled program (dispatches, fused ops, data flow, arena "
+                  "plan): FILE.svg or FILE.html (need Graphviz's dot), or FILE.dot");
+  cmd->callback([path, graph] {
+    Status s = inspect(*path, *graph);
     if (!s) {
       fmt::print(stderr, "error: {}\n", s.message());
       throw CLI::RuntimeError(1);

@@ -1,6 +1,7 @@
 # lit configuration of the CLI tests (tests/cli/*.test): kiln run / conform behaviour seen by
 # users, error messages included. Run by ctest as `lit-cli`.
 import os
+import shutil
 
 import lit.formats
 
@@ -16,3 +17,6 @@ config.environment['PATH'] = os.pathsep.join([llvm_bin, config.environment.get('
 config.substitutions.append(('%kiln', os.path.join(kiln_bin, 'kiln')))
 config.substitutions.append(('%models', os.path.join(_root, 'models')))
 config.substitutions.append(('%python', '/usr/bin/python3'))
+# Graphviz's dot renders `kiln inspect --graph FILE.svg`: tests of the SVG need it.
+if shutil.which('dot'):
+    config.available_features.add('graphviz')

@@ -163,8 +163,12 @@ TEST_F(NullModule, SignatureAndCommands) {
   EXPECT_STREQ(ci.name, "add");
   EXPECT_EQ(ci.workgroups[0], 2u);
   EXPECT_EQ(ci.bytes, 3 * kBytes);
+  EXPECT_STREQ(ci.ops, ""); // no Dispatch.source_ops: unknown
+  EXPECT_OK(kiln_module_command_info(m, 1, &ci));
+  EXPECT_STREQ(ci.ops, "kiln.add,kiln.relu");
   EXPECT_OK(kiln_module_command_info(m, 3, &ci));
   EXPECT_EQ(ci.kind, KILN_COMMAND_COPY);
+  EXPECT_STREQ(ci.ops, "");
   EXPECT_STATUS(kiln_module_command_info(m, 4, &ci), "INVALID_ARGUMENT", "command index 4");
   EXPECT_STATUS(kiln_module_command_info(nullptr, 0, &ci), "INVALID_ARGUMENT", "module");
   EXPECT_STATUS(kiln_module_command_info(m, 0, nullptr), "INVALID_ARGUMENT", "out_info");

@@ -99,13 +99,18 @@ inline std::vector<uint8_t> make_artifact(const Tweaks &t = {}) {
   std::vector<uint8_t> pc(t.push_bytes, 0);
   uint32_t n = kN;
   std::memcpy(pc.data(), &n, std::min<size_t>(4, pc.size()));
+  // `ops`: Dispatch.source_ops (none: as an artifact written before the field existed).
   auto dispatch = [&](flatbuffers::Offset<BufferRef> a, flatbuffers::Offset<BufferRef> bb,
-                      flatbuffers::Offset<BufferRef> c) {
+                      flatbuffers::Offset<BufferRef> c, std::vector<std::string> ops = {}) {
     std::vector<flatbuffers::Offset<BufferRef>> binds{a, bb, c};
     if (t.drop_third_binding)
       binds.pop_back();
     std::vector<uint32_t> wg{2, 1, 1};
-    auto d2 = CreateDispatch(b, 0, b.CreateVector(binds), b.CreateVector(pc), b.CreateVector(wg));
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> source_ops;
+    if (!ops.empty())
+      source_ops = b.CreateVectorOfStrings(ops);
+    auto d2 = CreateDispatch(b, 0, b.CreateVector(binds), b.CreateVector(pc), b.CreateVector(wg),
+                             source_ops);
     return CreateCommandEntry(b, Command::Dispatch, d2.Union());
   };
   std::vector<flatbuffers::Offset<CommandEntry>> cmds;
@@ -115,7 +120,7 @@ inline std::vector<uint8_t> make_artifact(const Tweaks &t = {}) {
                           ref(BufferKind::transient, 0, 0, kBytes)));
   cmds.push_back(dispatch(ref(BufferKind::transient, 0, 0, kBytes),
                           ref(BufferKind::input, 0, 0, kBytes),
-                          ref(BufferKind::transient, 0, kT2, kBytes)));
+                          ref(BufferKind::transient, 0, kT2, kBytes), {"kiln.add", "kiln.relu"}));
   auto copy = [&](uint64_t src_offset, uint32_t out, bool waits) {
     auto c = CreateCopy(b, ref(BufferKind::transient, 0, src_offset, kBytes),
                         ref(BufferKind::output, out, 0, kBytes));

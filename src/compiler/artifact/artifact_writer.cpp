@@ -84,8 +84,9 @@ Offset<fb::Executable> executable(FlatBufferBuilder &b, const Executable &e) {
     code = fb::CreateNativeCode(b, b.CreateString(n.format), bytes).Union();
     kind = fb::ExecutableCode::NativeCode;
   }
+  std::vector<uint8_t> writes(e.binding_writes.begin(), e.binding_writes.end());
   return fb::CreateExecutableDirect(b, e.name.c_str(), "main", &wg, e.num_bindings,
-                                    e.push_constant_bytes, req, kind, code);
+                                    e.push_constant_bytes, req, kind, code, &writes);
 }
 
 Offset<fb::CommandEntry> command(FlatBufferBuilder &b, const Program &p, const Command &c,
@@ -98,7 +99,9 @@ Offset<fb::CommandEntry> command(FlatBufferBuilder &b, const Program &p, const C
     std::vector<uint8_t> push(d->push_constants.size() * 4);
     if (!push.empty()) std::memcpy(push.data(), d->push_constants.data(), push.size());
     std::vector<uint32_t> groups(d->workgroups, d->workgroups + 3);
-    auto disp = fb::CreateDispatchDirect(b, d->executable, &refs, &push, &groups);
+    std::vector<Offset<flatbuffers::String>> ops;
+    for (const std::string &name : d->source_ops) ops.push_back(b.CreateString(name));
+    auto disp = fb::CreateDispatchDirect(b, d->executable, &refs, &push, &groups, &ops);
     return fb::CreateCommandEntry(b, fb::Command::Dispatch, disp.Union(), waits);
   }
   const auto &cp = std::get<Copy>(c);

@@ -41,6 +41,9 @@ struct Dispatch {
   std::vector<ByteRange> ranges;
   std::vector<uint32_t> push_constants;
   uint32_t workgroups[3] = {1, 1, 1};
+  // Graph-IR names of the ops it computes: the lowered op, then those fused into its kernel
+  // (artifact Dispatch.source_ops).
+  std::vector<std::string> source_ops;
 };
 
 struct Copy {

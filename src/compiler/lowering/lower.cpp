@@ -100,6 +100,18 @@ void LowerCtx::bind_input(const Value *v, uint32_t index) {
   buf_of_[v] = static_cast<int>(prog_->buffers.size()) - 1;
 }
 
+std::vector<std::string> LowerCtx::fused_op_names(const Op &op) const {
+  std::vector<std::string> names{std::string(op.name())};
+  for (const Value *r : op.results) {
+    const Epilogue *e = epilogue(r);
+    if (!e) continue;
+    for (const Op *step : e->chain) names.emplace_back(step->name());
+    for (const Op *step : e->moves) names.emplace_back(step->name());
+    if (e->concat) names.emplace_back(e->concat->name());
+  }
+  return names;
+}
+
 Status LowerCtx::dispatch(const Op &op, Kernel k, std::vector<int> buffers,
                           std::array<uint32_t, 3> groups) {
   std::vector<uint64_t> sizes;
@@ -121,6 +133,7 @@ Status LowerCtx::dispatch(const Op &op, Kernel k, std::vector<int> buffers,
   d.buffers = std::move(buffers);
   if (ranges.size() != sizes.size()) d.ranges = std::move(ranges); // some binding was split
   std::copy(groups.begin(), groups.end(), d.workgroups);
+  d.source_ops = fused_op_names(op);
   prog_->commands.push_back(std::move(d));
   return Status::ok();
 }

@@ -140,6 +140,9 @@ public:
   // Dispatch of `groups` workgroups binding `buffers` in order.
   Status dispatch(const Op &op, kir::Kernel k, std::vector<int> buffers,
                   std::array<uint32_t, 3> groups);
+  // The graph-IR names of the ops a kernel of `op` computes: `op`, then the epilogue steps,
+  // moves and concat fused into it (Dispatch::source_ops).
+  std::vector<std::string> fused_op_names(const Op &op) const;
   int kernels_emitted() const { return kernels_emitted_; }
   // Counts the strategy each contraction kernel used (CompileStats).
   void count_strategy(Strategy s) { ++strategy_count_[static_cast<size_t>(s)]; }
