@@ -2,7 +2,7 @@
 # GPU machine side of the upload benchmark (see prepare.sh). In one run, alternating: kiln's
 # call on the 64 MiB input (host time per call, median; the model's own work is one element)
 # with the chunked upload at several chunk sizes and off (KILN_UPLOAD_CHUNK_BYTES=0: one copy
-# after the whole memcpy), and PyTorch's torch.from_numpy(x).cuda() + synchronize from the same
+# after the whole memcpy), the host copy on 1, 4 or 8 threads, and PyTorch's torch.from_numpy(x).cuda() + synchronize from the same
 # pageable array (and from pinned memory, for reference).
 set -uo pipefail
 dir=$1
@@ -21,12 +21,15 @@ def med(f):
 print(f"torch .cuda() pageable: median {med(lambda: t.cuda()):.3f} ms")
 print(f"torch .cuda() pinned:   median {med(lambda: p.cuda()):.3f} ms")
 '
+# Variants: COPY_THREADS:CHUNK_BYTES (KILN_COPY_THREADS, KILN_UPLOAD_CHUNK_BYTES); 1:0 is the
+# runtime before the upload work (one memcpy, then one copy in the call's command list).
+variants=${VARIANTS:-"1:0 1:8388608 8:0 8:8388608 8:16777216 4:8388608"}
 for round in 1 2; do
   echo "== round $round"
   python3 -c "$torch_py"
-  for chunk in 0 4194304 8388608 16777216; do
-    line=$(KILN_UPLOAD_CHUNK_BYTES=$chunk ./kiln_bench upload.kiln --device vulkan --input x=x.npy \
-      --warmup 10 --iters 50 | grep -E "median of|error")
-    echo "kiln chunk $chunk: $line"
+  for v in $variants; do
+    line=$(KILN_COPY_THREADS=${v%%:*} KILN_UPLOAD_CHUNK_BYTES=${v##*:} ./kiln_bench upload.kiln \
+      --device vulkan --input x=x.npy --warmup 10 --iters 50 | grep -E "median of|error")
+    echo "kiln threads ${v%%:*} chunk ${v##*:}: $line"
   done
 done

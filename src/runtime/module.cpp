@@ -2,6 +2,8 @@
 // program into a frame's command list, and one call. Nothing here knows which driver runs it.
 #include "runtime/module.h"
 
+#include "runtime/cpu/cpu_pool.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -193,6 +195,15 @@ Status Module::create(const DriverVtable &driver, DeviceState *device, const Pro
   m->executables_.assign(executables, executables + program.executables.size());
   if (const char *env = std::getenv("KILN_UPLOAD_CHUNK_BYTES"))
     m->upload_chunk_bytes_ = std::strtoull(env, nullptr, 10);
+  uint64_t largest = 0;
+  for (const auto *sig : {&program.inputs, &program.outputs})
+    for (const auto &t : *sig)
+      largest = std::max(largest, t.bytes);
+  unsigned threads = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+  if (const char *env = std::getenv("KILN_COPY_THREADS"))
+    threads = unsigned(std::clamp<unsigned long>(std::strtoul(env, nullptr, 10), 1, 64));
+  if (largest >= kParallelCopyBytes && threads > 1)
+    m->copy_pool_ = std::make_unique<cpu::Pool>(threads);
   if (program.constant_bytes) {
     KILN_RT_TRY(
         driver.buffer.create(device, program.constant_bytes, MemoryKind::device, &m->constants_));
@@ -204,6 +215,30 @@ Status Module::create(const DriverVtable &driver, DeviceState *device, const Pro
   }
   *out = std::move(m);
   return {};
+}
+
+void Module::copy_host(void *dst, const void *src, uint64_t bytes) {
+  if (copy_pool_ && bytes >= kParallelCopyBytes) {
+    std::unique_lock lock(copy_mutex_, std::try_to_lock);
+    if (lock.owns_lock()) {
+      struct Copy {
+        uint8_t *dst;
+        const uint8_t *src;
+        uint64_t bytes;
+      } copy{static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), bytes};
+      constexpr uint64_t kPiece = uint64_t(1) << 20;
+      copy_pool_->run(uint32_t((bytes + kPiece - 1) / kPiece), 1,
+                      [](void *ctx, uint32_t begin, uint32_t end) {
+                        const Copy &c = *static_cast<const Copy *>(ctx);
+                        const uint64_t from = begin * kPiece;
+                        const uint64_t to = std::min(c.bytes, end * kPiece);
+                        std::memcpy(c.dst + from, c.src + from, size_t(to - from));
+                      },
+                      &copy);
+      return;
+    }
+  }
+  std::memcpy(dst, src, size_t(bytes));
 }
 
 Module::~Module() {
@@ -473,11 +508,11 @@ Status Module::run(const RunArgs &args) {
   }
   for (size_t i = 0; i < f->inputs.size(); ++i)
     if (f->input_host[i] && !f->input_chunked[i])
-      std::memcpy(f->input_host[i], args.inputs[i].data, args.inputs[i].bytes);
+      copy_host(f->input_host[i], args.inputs[i].data, args.inputs[i].bytes);
   Status s;
   for (const Frame::UploadChunk &c : f->upload_chunks) {
-    std::memcpy(static_cast<uint8_t *>(f->input_host[c.input]) + c.offset,
-                static_cast<const uint8_t *>(args.inputs[c.input].data) + c.offset, c.bytes);
+    copy_host(static_cast<uint8_t *>(f->input_host[c.input]) + c.offset,
+              static_cast<const uint8_t *>(args.inputs[c.input].data) + c.offset, c.bytes);
     if (s = driver_->command.submit_async(device_, c.list, kiln_vulkan_sync{}); !s.ok())
       break;
   }
@@ -486,7 +521,7 @@ Status Module::run(const RunArgs &args) {
   if (s.ok()) {
     for (size_t i = 0; i < f->outputs.size(); ++i)
       if (f->output_host[i])
-        std::memcpy(args.outputs[i].data, f->output_host[i], args.outputs[i].bytes);
+        copy_host(args.outputs[i].data, f->output_host[i], args.outputs[i].bytes);
     if (s.ok() && (args.command_ns || args.span_ns)) {
       const size_t n = program_->commands.size();
       std::vector<uint64_t> ns(n + 1);

@@ -42,6 +42,9 @@ struct BufferRunArgs {
 };
 
 struct Frame;
+namespace cpu {
+class Pool;
+}
 
 class Module {
 public:
@@ -73,6 +76,8 @@ private:
   // (ids empty: the frame's own); on failure the frame is left to be recorded next time.
   Status rerecord_if_needed(Frame &f, int timers, const std::vector<uint64_t> &ids);
   BufferState *buffer_of(const Frame &f, const BufferRef &ref) const;
+  // memcpy, on the copy threads when `bytes` is large and they are free.
+  void copy_host(void *dst, const void *src, uint64_t bytes);
 
   const DriverVtable *driver_ = nullptr;
   DeviceState *device_ = nullptr;
@@ -83,6 +88,13 @@ private:
   // overlapping the host's copy with the device's (Frame::upload_chunks). 0: never.
   // KILN_UPLOAD_CHUNK_BYTES at load overrides it (tests, tuning).
   uint64_t upload_chunk_bytes_ = uint64_t(8) << 20;
+  // Host copies of inputs and outputs of at least kParallelCopyBytes are split over these
+  // threads (one memcpy thread reaches about a fifth of a server's memory bandwidth); created
+  // at load when a tensor is that large, up to 8 threads (KILN_COPY_THREADS overrides; 1: off).
+  // One call at a time uses them; a concurrent call copies on its own thread.
+  static constexpr uint64_t kParallelCopyBytes = uint64_t(4) << 20;
+  std::unique_ptr<cpu::Pool> copy_pool_;
+  std::mutex copy_mutex_;
 
   // Frame pool: at most kMaxFrames exist; calls beyond that wait for a free one.
   std::mutex mutex_;

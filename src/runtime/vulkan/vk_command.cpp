@@ -248,25 +248,27 @@ Status end_commands(Device &d, CommandList &l) {
   return {};
 }
 
-Status submit_commands(Device &d, CommandList &l) {
+// What every submission checks first: the list is recorded, its last run has finished, the
+// device is not lost.
+static Status begin_submit(Device &d, CommandList &l) {
   if (l.state != CommandList::State::ended)
     return error(KILN_INVALID_ARGUMENT,
                  "submit: the command list was not recorded (call begin and end first)");
   KILN_RT_TRY(settle(d, l));
   KILN_RT_TRY(check_not_lost(d));
   l.submitted = false;
+  return {};
+}
+
+Status submit_commands(Device &d, CommandList &l) {
+  KILN_RT_TRY(begin_submit(d, l));
   KILN_RT_TRY(submit_and_wait(d, l.cmd, l.fence));
   l.submitted = true;
   return validation_errors(d, l);
 }
 
 Status submit_commands_async(Device &d, CommandList &l, const kiln_vulkan_sync &sync) {
-  if (l.state != CommandList::State::ended)
-    return error(KILN_INVALID_ARGUMENT,
-                 "submit: the command list was not recorded (call begin and end first)");
-  KILN_RT_TRY(settle(d, l));
-  KILN_RT_TRY(check_not_lost(d));
-  l.submitted = false;
+  KILN_RT_TRY(begin_submit(d, l));
   std::vector<VkSemaphore> waits(sync.wait_count), signals(sync.signal_count);
   std::vector<uint64_t> wait_values(sync.wait_count), signal_values(sync.signal_count);
   std::vector<VkPipelineStageFlags> stages(sync.wait_count, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
