@@ -28,16 +28,14 @@ demo: build
 	$(BUILD)/bin/kiln run $(BUILD)/demo/squeezenet1_1.kiln --device vulkan $(DEMO_IO)
 
 # make test: the normal suite (unit, lit, conformance against the expected-pass lists, the
-# Python package, the install) in $(BUILD), less the tests labelled slow (tests/CMakeLists.txt).
-# make check: that, then the slow tests, then the concurrency tests under
+# Python package, the install) in $(BUILD). make check: that, then the concurrency tests under
 # TSan, then the whole suite again under ASan + UBSan with leak detection (its Vulkan suites use
 # core validation: the synchronization-validation layer leaks from a library it has unloaded by
 # exit, which an LSan suppression by library cannot match). .ci/run runs make check.
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE slow
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 check: test
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L slow
 	$(MAKE) test-tsan
 	$(MAKE) test-asan
 
