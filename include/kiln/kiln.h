@@ -224,7 +224,11 @@ kiln_status kiln_module_command_info(const kiln_module *module, size_t index,
  * dtypes, ranks, dimensions and byte sizes are checked first; a mismatch gives
  * KILN_INVALID_ARGUMENT naming the input or output and what was expected, and nothing runs.
  * Several threads may run the same module concurrently; each call uses its own device buffers
- * from a small pool (calls beyond the pool size wait), so repeated calls do not grow memory. */
+ * from a small pool (calls beyond the pool size wait), so repeated calls do not grow memory.
+ * Host copies of tensors of 4 MiB or more are split over a few copy threads the module starts
+ * at load (at most 8; environment KILN_COPY_THREADS=N sets the count, 1 turns them off), and
+ * on Vulkan such inputs are uploaded in 8 MiB chunks whose device copies overlap the host's
+ * (KILN_UPLOAD_CHUNK_BYTES=N sets the chunk, 0 turns it off). */
 kiln_status kiln_module_run(kiln_module *module, const kiln_tensor *inputs, size_t input_count,
                             kiln_tensor *outputs, size_t output_count);
 
