@@ -270,6 +270,7 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
     for (size_t r = ks.size(); r-- > 0;) body = let(ks[r], cs[r], body);
     return let(k, kt * t.tk + kk, body);
   };
+  bool stage_a_per_k = true, stage_b_per_k = true;
   Stmt stage_a = with_k([&](const std::vector<Expr> &ks, const Expr &inside_k) {
     const Expr m = clamp_to(l.m0 + i, d.M, t.tm);
     Expr ok = inside_k;
@@ -301,17 +302,63 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
     const Expr at = b_transposed ? j * t.tk + kk : kk * t.tn + j;
     return for_loop(j, i32(0), i32(t.tn), store_shared(sb, at, read(d.b, d.b_at(l.z, ks, n), ok, f)));
   });
+  // An operand that is row-major along its fast axis (A along k; B along n, or along k when
+  // transposed) stages a partial slice as runs: per row the elements inside the operand are
+  // copied (a loop a C compiler vectorises), the rest zeroed, instead of element by element
+  // with a bounds test and the k coordinates decomposed per element.
+  const auto a_ld = row_major_stride(
+      [&](int64_t z, int64_t m, int64_t kv) { return d.a_at(i32(z), i32(m), kcoords(kv)); },
+      d.batch, d.M, K);
+  const Expr k0 = kt * t.tk;
+  auto run_copy = [&](SharedVar dst, const Expr &row_at, int64_t len, const Expr &valid,
+                      const BufferVar &src, const Expr &src_at) {
+    const Expr u = var("u", ScalarType::i32);
+    return block({for_loop(u, i32(0), valid,
+                           store_shared(dst, row_at + u, cast(f, load(src, src_at + u)))),
+                  for_loop(u, valid, i32(len) - valid,
+                           store_shared(dst, row_at + u, make_const(f, 0)))});
+  };
+  auto clamp_valid = [](Expr left, int64_t tile, int64_t extent) {
+    return extent % tile == 0 ? i32(tile) : max(i32(0), min(i32(tile), std::move(left)));
+  };
+  if (usable(a_ld, d.a)) {
+    // Row i of the slice: A(m0 + i, k0 .. k0 + tk), valid up to K (and zero past M).
+    const Expr kvalid = clamp_valid(i32(K) - k0, t.tk, K);
+    const Expr m = clamp_to(l.m0 + i, d.M, t.tm);
+    const Expr valid = d.M % t.tm == 0 ? kvalid : select(l.m0 + i < d.M, kvalid, i32(0));
+    stage_a = for_loop(i, i32(0), i32(t.tm),
+                       run_copy(sa, i * t.tk, t.tk, valid, d.a, d.a_at(l.z, m, coords_of(k0, d.kdims)).index));
+    stage_a_per_k = false;
+  }
+  if (usable(b_rows, d.b)) {
+    // Row kk of the slice: B(k, n0 .. n0 + tn), valid up to N (and zero past K).
+    stage_b = with_k([&](const std::vector<Expr> &ks, const Expr &inside_k) {
+      Expr valid = clamp_valid(i32(d.N) - l.n0, t.tn, d.N);
+      if (inside_k.defined()) valid = select(inside_k, valid, i32(0));
+      return run_copy(sb, kk * t.tn, t.tn, valid, d.b, d.b_at(l.z, ks, l.n0).index);
+    });
+  } else if (b_transposed) {
+    // Column j of the slice (stored as row j): B(k0 .. k0 + tk, n0 + j), valid up to K.
+    const Expr kvalid = clamp_valid(i32(K) - k0, t.tk, K);
+    const Expr n = clamp_to(l.n0 + j, d.N, t.tn);
+    const Expr valid = d.N % t.tn == 0 ? kvalid : select(l.n0 + j < d.N, kvalid, i32(0));
+    stage_b = for_loop(j, i32(0), i32(t.tn),
+                       run_copy(sb, j * t.tk, t.tk, valid, d.b, d.b_at(l.z, coords_of(k0, d.kdims), n).index));
+    stage_b_per_k = false;
+  }
+  auto staging = [&](const Stmt &st, bool per_k) {
+    return per_k ? for_loop(kk, i32(0), i32(t.tk), st) : st;
+  };
   const Expr staged_a = matrix_load(ta, sa, i32(0), i32(t.tk), MatrixLayout::row_major);
   const Expr staged_b =
       b_transposed ? matrix_load(tb, sb, i32(0), i32(t.tk), MatrixLayout::col_major)
                    : matrix_load(tb, sb, i32(0), i32(t.tn), MatrixLayout::row_major);
-  std::vector<Stmt> staged_step{for_loop(kk, i32(0), i32(t.tk), stage_a),
-                                for_loop(kk, i32(0), i32(t.tk), stage_b),
+  std::vector<Stmt> staged_step{staging(stage_a, stage_a_per_k),
+                                staging(stage_b, stage_b_per_k),
                                 assign(acc, matrix_mul_add(staged_a, staged_b, acc))};
   Stmt step = block(std::move(staged_step));
 
   // Direct operands, in the steps whose slice lies inside them (either, both or neither).
-  const Expr k0 = kt * t.tk;
   auto inside = [&](const Expr &origin, int64_t extent, int64_t tile) {
     return extent % tile == 0 ? Expr() : origin + tile <= extent;
   };
@@ -319,9 +366,6 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
     return !a.defined() ? b : !b.defined() ? a : logical_and(a, b);
   };
   const Expr k_inside = inside(k0, K, t.tk);
-  const auto a_ld = row_major_stride(
-      [&](int64_t z, int64_t m, int64_t kv) { return d.a_at(i32(z), i32(m), kcoords(kv)); },
-      d.batch, d.M, K);
   const bool a_direct_ok = usable(a_ld, d.a), b_direct_ok = usable(b_ld, d.b);
   if (a_direct_ok || b_direct_ok) {
     Expr a_direct, b_direct, a_in, b_in;
@@ -340,8 +384,8 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
     // The step with A (B) direct or staged; `when` guards the direct variants.
     auto variant = [&](bool ad, bool bd) {
       std::vector<Stmt> v;
-      if (!ad) v.push_back(for_loop(kk, i32(0), i32(t.tk), stage_a));
-      if (!bd) v.push_back(for_loop(kk, i32(0), i32(t.tk), stage_b));
+      if (!ad) v.push_back(staging(stage_a, stage_a_per_k));
+      if (!bd) v.push_back(staging(stage_b, stage_b_per_k));
       v.push_back(assign(acc, matrix_mul_add(ad ? a_direct : staged_a, bd ? b_direct : staged_b,
                                              acc)));
       return block(std::move(v));

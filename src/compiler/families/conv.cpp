@@ -149,6 +149,64 @@ const Tensor *shifted_rows_weights(const Op &op, const nn::Window &w, int64_t G,
   return wt && wt->dtype() == DType::f32 ? wt : nullptr;
 }
 
+// The phase-plane copy of the shifted-rows form: one work item per row of a plane (all its
+// coordinates but the last), three runs along the row: zeros before the input starts, the input
+// row (strided for a phase plane), zeros after it. The last row of a plane also zeroes up to
+// the next plane (the plane stride's rounding), and the last plane's the slack read past it.
+Status emit_pad_rows(LowerCtx &c, const Op &op, const nn::Window &w, const ShiftedRows &s,
+                     int64_t C, int64_t planes, int pad_id) {
+  const int64_t r = w.rank(), S = shape_numel(s.phases), pn = shape_numel(s.extent);
+  const int64_t L = s.extent[r - 1], R = pn / L, in_last = w.in[r - 1];
+  const int64_t st = w.strides[r - 1], pb = w.pad_begin[r - 1], in_size = w.in_size();
+  const Shape row_dims(s.extent.begin(), s.extent.end() - 1);
+  GridKernel gp(c, op, "conv_pad_rows");
+  KILN_ASSIGN(const BufferVar X, gp.in(op.operands[0]));
+  const BufferVar P = gp.scratch(pad_id, ScalarType::f32, true);
+  const Expr zero = make_const(ScalarType::f32, 0);
+  return gp.finish(planes * R, [&](Expr it) -> Result<Stmt> {
+    return let_all(gp, "p", {it / R, it % R}, [&](std::vector<Expr> pr) -> Result<Stmt> {
+      const Expr plane = pr[0], row = pr[1];
+      std::vector<Expr> parts = row_dims.empty() ? std::vector<Expr>{} : unflatten(row, row_dims);
+      parts.push_back(plane % S);
+      parts.push_back((plane / S) % C);
+      parts.push_back(plane / (S * C));
+      return let_all(gp, "x", parts, [&](std::vector<Expr> v) -> Result<Stmt> {
+        const std::vector<Expr> ph = unflatten(v[r - 1], s.phases);
+        const Expr ch = v[r], img = v[r + 1];
+        // Input coordinates of the row (all but the last dim) and whether it lies inside.
+        Expr inside;
+        std::vector<Expr> xs;
+        for (int64_t d = 0; d + 1 < r; ++d) {
+          Expr x = v[d] * w.strides[d] + ph[d] - w.pad_begin[d];
+          Expr ok = logical_and(x >= 0, x < w.in[d]);
+          inside = inside.defined() ? logical_and(inside, ok) : ok;
+          xs.push_back(x);
+        }
+        xs.push_back(i32(0));
+        // The run [lo, hi) of row positions v with x = v * st + ph - pb inside [0, in_last).
+        const Expr phl = ph[r - 1];
+        Expr lo = max(i32(0), (i32(pb + st - 1) - phl) / st);
+        Expr hi = min(i32(L), (i32(in_last + pb - 1 + st) - phl) / st);
+        lo = min(lo, hi);
+        if (inside.defined()) lo = select(inside, lo, i32(0)), hi = select(inside, hi, i32(0));
+        Expr tail = i32(s.plane - pn);
+        if (s.slack > 0) tail = tail + select(plane == planes - 1, i32(s.slack), i32(0));
+        const Expr extent = i32(L) + select(row == R - 1, tail, i32(0));
+        const Expr start = plane * s.plane + row * L;
+        const Expr base = (img * C + ch) * in_size + flatten(xs, Shape(w.in)) + phl - pb;
+        return let_all(gp, "r", {start, lo, hi, base}, [&](std::vector<Expr> b) -> Result<Stmt> {
+          const Expr q = var(gp.fresh("q"), ScalarType::i32);
+          const Expr u = var(gp.fresh("q"), ScalarType::i32);
+          const Expr t = var(gp.fresh("q"), ScalarType::i32);
+          return block({for_loop(q, b[0], b[1], store(P, q, zero)),
+                        for_loop(u, b[1], b[2] - b[1], store(P, b[0] + u, load(X, b[3] + u * st))),
+                        for_loop(t, b[0] + b[2], extent - b[2], store(P, t, zero))});
+        });
+      });
+    });
+  });
+}
+
 // The shifted-rows kernels (phase-plane copy, then the contraction) when the table runs this
 // convolution with the matrix strategy; false (nothing emitted) otherwise.
 Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) {
@@ -158,7 +216,7 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
   if (!wt) return false;
   const ShiftedRows s = shifted_rows(w);
   const int64_t S = shape_numel(s.phases);
-  const int64_t ksize = w.kernel_size(), in_size = w.in_size(), out_size = w.out_size();
+  const int64_t ksize = w.kernel_size(), out_size = w.out_size();
   const int64_t planes = images * C * S;
   const uint64_t padded_count = static_cast<uint64_t>(planes * s.plane + s.slack);
   if (padded_count > static_cast<uint64_t>(INT32_MAX)) return false; // i32 indices
@@ -187,36 +245,7 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
         dst[(m * ksize + t) * C + ci] = src[(m * C + ci) * ksize + t];
 
   const int pad_id = c.new_scratch(padded_count * 4);
-  {
-    GridKernel gp(c, op, "conv_pad_rows");
-    KILN_ASSIGN(const BufferVar X, gp.in(op.operands[0]));
-    const BufferVar P = gp.scratch(pad_id, ScalarType::f32, true);
-    const int64_t pn = shape_numel(s.extent);
-    KILN_TRY(gp.finish(static_cast<int64_t>(padded_count), [&](Expr i) -> Result<Stmt> {
-      // i -> (image, channel, phase..., position...) of the scratch.
-      return let_all(gp, "p", {i / s.plane, i % s.plane}, [&](std::vector<Expr> pq) {
-        const Expr plane = pq[0], q = pq[1];
-        std::vector<Expr> parts = unflatten(q, s.extent);
-        parts.push_back(plane % S);
-        parts.push_back((plane / S) % C);
-        parts.push_back(plane / (S * C));
-        return let_all(gp, "x", parts, [&](std::vector<Expr> v) {
-          const std::vector<Expr> ph = unflatten(v[w.rank()], s.phases);
-          const Expr ch = v[w.rank() + 1], img = v[w.rank() + 2];
-          Expr inside = logical_and(plane < planes, q < pn);
-          std::vector<Expr> xs;
-          for (int64_t r = 0; r < w.rank(); ++r) {
-            Expr x = v[r] * w.strides[r] + ph[r] - w.pad_begin[r];
-            if (w.pad_begin[r] > 0) inside = logical_and(inside, x >= 0);
-            inside = logical_and(inside, x < w.in[r]);
-            xs.push_back(x);
-          }
-          const Expr at = select(inside, (img * C + ch) * in_size + flatten(xs, w.in), i32(0));
-          return store(P, i, select(inside, load(X, at), make_const(ScalarType::f32, 0)));
-        });
-      });
-    }));
-  }
+  KILN_TRY(emit_pad_rows(c, op, w, s, C, planes, pad_id));
 
   GridKernel g(c, op, "conv_rows");
   d.acc = ScalarType::f32;
@@ -253,7 +282,104 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
     KILN_ASSIGN(Stmt st, g.store(Y, (z * M + m) * out_size + flatten(o, Shape(w.out)), v));
     return valid.defined() ? if_then(valid, st) : st;
   };
-  d.store_n_outer = true;
+  d.store_n_outer = false;
+  KILN_TRY(emit_contraction(g, d, sched));
+  return true;
+}
+
+// Explicit im2col: a convolution of one group whose channels are too few for shifted rows (a
+// first layer's 3) on the matrix strategy. One kernel copies the input once into a scratch
+// [image][k = (channel, kernel offsets...)][output position], row by row as runs (zeros where
+// the window reaches into the padding), then the contraction multiplies the weights [M][K]
+// (their own layout) by it, both straight from their buffers. Replaces staging the same
+// slice element by element, with k and n decomposed and bounds tested, once per tile.
+Result<bool> lower_conv_im2col(LowerCtx &c, const Op &op, const nn::Window &w) {
+  const Shape &xd = op.operands[0]->type.dims;
+  const int64_t images = xd[0], C = xd[1], M = op.operands[1]->type.dims[0];
+  const int64_t r = w.rank(), ksize = w.kernel_size(), K = C * ksize;
+  const int64_t out_size = w.out_size(), in_size = w.in_size();
+  const int64_t out_last = w.out[r - 1], rows = out_size / out_last;
+  bool pointwise = true;
+  for (int64_t d = 0; d < r; ++d)
+    pointwise = pointwise && w.kernel[d] == 1 && w.strides[d] == 1 && w.pad_begin[d] == 0;
+  if (op.attr_int("group", 1) != 1 || pointwise || C % 4 == 0) return false;
+  if (op.operands[0]->type.dtype != DType::f32 || op.operands[1]->type.dtype != DType::f32 ||
+      op.results[0]->type.dtype != DType::f32)
+    return false;
+  const uint64_t count = static_cast<uint64_t>(images * K * out_size);
+  if (count > (uint64_t(64) << 20) / 4) return false; // at most 64 MiB of scratch
+  ContractionDef d;
+  d.batch = images;
+  d.M = M;
+  d.N = out_size;
+  d.kdims = Shape{K};
+  ContractionSchedule sched = schedule_contraction(c, d);
+  if (sched.strategy != Strategy::matrix || sched.split_k != 1) return false;
+  // k steps of equal depth (about the table's), so most are whole and multiply in place.
+  const int64_t steps = (K + sched.tile.tk - 1) / sched.tile.tk;
+  sched.tile.tk = static_cast<int>((K + steps - 1) / steps);
+  c.count_strategy(sched.strategy);
+
+  const int cols_id = c.new_scratch(count * 4);
+  {
+    GridKernel gi(c, op, "conv_im2col");
+    KILN_ASSIGN(const BufferVar X, gi.in(op.operands[0]));
+    const BufferVar P = gi.scratch(cols_id, ScalarType::f32, true);
+    const Shape row_dims(w.out.begin(), w.out.end() - 1), kshape(w.kernel);
+    const int64_t st = w.strides[r - 1], pb = w.pad_begin[r - 1], dl = w.dilations[r - 1];
+    const int64_t in_last = w.in[r - 1];
+    const Expr zero = make_const(ScalarType::f32, 0);
+    KILN_TRY(gi.finish(images * K * rows, [&](Expr it) -> Result<Stmt> {
+      // it -> (image, channel, kernel offsets..., output row coordinates...).
+      std::vector<Expr> parts{it / (K * rows), (it / (ksize * rows)) % C};
+      for (const Expr &e : unflatten((it / rows) % ksize, kshape)) parts.push_back(e);
+      if (!row_dims.empty())
+        for (const Expr &e : unflatten(it % rows, row_dims)) parts.push_back(e);
+      return let_all(gi, "x", parts, [&](std::vector<Expr> v) -> Result<Stmt> {
+        const Expr img = v[0], ch = v[1];
+        Expr inside;
+        std::vector<Expr> xs;
+        for (int64_t q = 0; q + 1 < r; ++q) {
+          Expr x = v[2 + r + q] * w.strides[q] - w.pad_begin[q] + v[2 + q] * w.dilations[q];
+          Expr ok = logical_and(x >= 0, x < w.in[q]);
+          inside = inside.defined() ? logical_and(inside, ok) : ok;
+          xs.push_back(x);
+        }
+        xs.push_back(i32(0));
+        // Positions u of the row with x = u * st - pb + kl * dl inside [0, in_last).
+        const Expr off = v[2 + r - 1] * dl;
+        Expr lo = max(i32(0), (i32(pb + st - 1) - off) / st);
+        Expr hi = min(i32(out_last), max(i32(0), (i32(in_last - 1 + pb + st) - off) / st));
+        lo = min(lo, hi);
+        if (inside.defined()) lo = select(inside, lo, i32(0)), hi = select(inside, hi, i32(0));
+        const Expr start = it * out_last;
+        const Expr base = (img * C + ch) * in_size + flatten(xs, Shape(w.in)) + off - pb;
+        return let_all(gi, "r", {start, lo, hi, base}, [&](std::vector<Expr> b) -> Result<Stmt> {
+          const Expr q = var(gi.fresh("q"), ScalarType::i32);
+          return block({for_loop(q, i32(0), b[1], store(P, b[0] + q, zero)),
+                        for_loop(q, b[1], b[2] - b[1], store(P, b[0] + q, load(X, b[3] + q * st))),
+                        for_loop(q, b[2], i32(out_last) - b[2], store(P, b[0] + q, zero))});
+        });
+      });
+    }));
+  }
+
+  GridKernel g(c, op, "conv_cols");
+  KILN_ASSIGN(const helpers::ConvBuffers bufs, helpers::bind_conv_buffers(g, op));
+  const BufferVar B = bufs.B, Y = bufs.Y;
+  d.acc = ScalarType::f32;
+  d.a = bufs.W;
+  d.b = g.scratch(cols_id, ScalarType::f32, false);
+  d.a_at = [=](const Expr &, const Expr &m, const std::vector<Expr> &k) {
+    return OperandRef{m * K + k[0], Expr()};
+  };
+  d.b_at = [=](const Expr &z, const std::vector<Expr> &k, const Expr &n) {
+    return OperandRef{(z * K + k[0]) * out_size + n, Expr()};
+  };
+  d.store = [&](const Expr &z, const Expr &m, const Expr &n, const Expr &acc) -> Result<Stmt> {
+    Expr v = B.index >= 0 ? acc + load(B, m) : acc;
+    return g.store(Y, (z * M + m) * out_size + n, v);
+  };
   KILN_TRY(emit_contraction(g, d, sched));
   return true;
 }
@@ -301,6 +427,8 @@ Status lower_conv(LowerCtx &c, const Op &op) {
   if (!depthwise) {
     KILN_ASSIGN(const bool shifted, lower_conv_shifted(c, op, w));
     if (shifted) return Status::ok();
+    KILN_ASSIGN(const bool cols, lower_conv_im2col(c, op, w));
+    if (cols) return Status::ok();
   }
   const int64_t in_size = w.in_size(), ksize = w.kernel_size();
   GridKernel g(c, op, "conv");

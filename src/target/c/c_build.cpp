@@ -309,7 +309,7 @@ Result<std::vector<uint8_t>> build_shared_object(const std::vector<std::string> 
     // KILN_SAVE_C=FOLDER keeps a copy of the generated sources (for reading them).
     if (const char *keep = std::getenv("KILN_SAVE_C"); keep && *keep)
       std::ofstream(std::filesystem::path(keep) / src.filename(), std::ios::binary) << text;
-    commands.push_back({cc, "-std=gnu11", "-O2", "-march=" + march, "-fPIC", "-fwrapv",
+    commands.push_back({cc, "-std=gnu11", "-O2", "-fvect-cost-model=dynamic", "-march=" + march, "-fPIC",
                         "-fno-math-errno", "-fvisibility=hidden", "-w", "-c", src.string(), "-o",
                         obj.string()});
     objects.push_back(obj.string());

@@ -119,6 +119,14 @@ std::string binary_scalar(BinOp op, ScalarType t, const std::string &a,
   return "?";
 }
 
+std::string binary_wrapping(BinOp op, ScalarType t, const std::string &a,
+                            const std::string &b) {
+  const char *T = c_type(t);
+  const char *U = t == ScalarType::i64 ? "uint64_t" : "uint32_t";
+  const char *o = op == BinOp::add ? "+" : op == BinOp::sub ? "-" : "*";
+  return fmt::format("(({0})(({1})({2}) {3} ({1})({4})))", T, U, a, o, b);
+}
+
 const char *cmp_op(CmpOp op) {
   switch (op) {
   case CmpOp::eq: return "==";

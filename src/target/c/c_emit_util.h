@@ -28,6 +28,10 @@ std::string c_name(std::string_view prefix, std::string_view name);
 // integer division and remainder by zero give 0, shifts are masked), and a comparison operator.
 std::string binary_scalar(kir::BinOp op, kir::ScalarType t, const std::string &a,
                           const std::string &b);
+// i32 / i64 add, sub or mul that wraps modulo 2^N (computed in the unsigned type): for data
+// values, whose overflow the kernel IR defines; the emitted C is built without -fwrapv.
+std::string binary_wrapping(kir::BinOp op, kir::ScalarType t, const std::string &a,
+                            const std::string &b);
 const char *cmp_op(kir::CmpOp op);
 
 bool has_barrier(const kir::Stmt &s);

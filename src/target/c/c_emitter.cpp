@@ -81,6 +81,12 @@ private:
   int depth_ = 0;
   int temps_ = 0;
   std::set<std::string> per_invocation_; // privatised variables: name[lid]
+  // Variables that carry data values (bound to an expression that reads memory, or mutable):
+  // signed integer arithmetic on them wraps explicitly (through unsigned), while arithmetic
+  // of coordinates, sizes and loop counters stays plain C, where signed overflow cannot
+  // happen (indices fit 31 bits) and the C compiler may treat it as affine and vectorise.
+  std::set<std::string> values_;
+  std::unordered_map<const ExprNode *, bool> carries_; // per statement: memo of carries_value
   // Per statement: hoisted sub-expressions and their use counts.
   std::unordered_map<const ExprNode *, int> uses_;
   std::unordered_map<const ExprNode *, std::string> hoisted_;
@@ -100,11 +106,58 @@ private:
                                      what));
   }
 
+  // Whether `e` depends on data: a memory read, or a variable in values_.
+  bool carries_value(const Expr &e) {
+    struct Finder : Visitor {
+      using Visitor::visit;
+      const std::set<std::string> *values = nullptr;
+      std::unordered_map<const ExprNode *, bool> *memo = nullptr;
+      bool found = false;
+      void visit(const Expr &x) override {
+        if (found) return;
+        if (auto it = memo->find(x.get()); it != memo->end()) {
+          found = it->second;
+          return;
+        }
+        switch (x.kind()) {
+        case ExprKind::Load:
+        case ExprKind::LoadShared:
+        case ExprKind::VectorLoad:
+        case ExprKind::MatrixLoad:
+        case ExprKind::SubgroupReduce:
+        case ExprKind::SubgroupBroadcast:
+        case ExprKind::SubgroupShuffle: found = true; break;
+        case ExprKind::Var: found = values->count(x.as<Var>()->name) > 0; break;
+        default: Visitor::visit(x); break;
+        }
+        (*memo)[x.get()] = found;
+      }
+    } f;
+    f.values = &values_;
+    f.memo = &carries_;
+    f.visit(e);
+    return f.found;
+  }
+  // Marks `var` (bound to `value`) as carrying data or not; returns whether it was before.
+  bool bind_value_var(const Expr &var, const Expr &value) {
+    const std::string &n = var.as<Var>()->name;
+    const bool was = values_.count(n) > 0;
+    if (carries_value(value)) values_.insert(n);
+    else values_.erase(n);
+    return was;
+  }
+  void restore_value_var(const Expr &var, bool was) {
+    const std::string &n = var.as<Var>()->name;
+    if (was) values_.insert(n);
+    else values_.erase(n);
+  }
+
   // ---- statements with expressions: bind shared sub-expressions first ----
   void begin_statement(std::initializer_list<const Expr *> exprs) {
     uses_.clear();
     hoisted_.clear();
     pre_.clear();
+    carries_.clear();
     for (const Expr *e : exprs)
       if (e && e->defined()) count_uses(*e, uses_);
   }
@@ -170,6 +223,7 @@ private:
           line(fmt::format("{} {}[{}];", value_type(d->var.value_type()), c_name("v_", v->name),
                            wg_));
           per_invocation_.insert(v->name);
+          values_.insert(v->name);
           run.push_back(assign(d->var, d->init));
         } else if (has_barrier(c)) {
           KILN_TRY(flush());
@@ -229,7 +283,9 @@ private:
         per_invocation_.insert(v->name);
         KILN_TRY(invocations({kir::assign(l->var, l->value)}));
       }
+      const bool was_value = bind_value_var(l->var, l->value);
       KILN_TRY(uniform(l->body));
+      restore_value_var(l->var, was_value);
       per_invocation_ = saved;
       --depth_;
       line("}");
@@ -250,6 +306,7 @@ private:
     line(fmt::format("for ({0} {1} = {2}, {3} = ({0})({1} + {4}); {1} < {3}; ++{1}) {{", t, name,
                      b, end, e));
     per_invocation_.erase(v->name);
+    values_.erase(v->name); // a loop counter
     ++depth_;
     return Status::ok();
   }
@@ -304,7 +361,9 @@ private:
       const bool was = per_invocation_.erase(v->name) > 0;
       line(fmt::format("const {} {} = {};", value_type(l->var.value_type()),
                        c_name("v_", v->name), val));
+      const bool was_value = bind_value_var(l->var, l->value);
       KILN_TRY(stmt(l->body));
+      restore_value_var(l->var, was_value);
       if (was) per_invocation_.insert(v->name);
       --depth_;
       line("}");
@@ -319,6 +378,7 @@ private:
       // Shadows a privatised variable of the same name for the rest of this block; the
       // emitter's blocks are C blocks, so C scoping matches.
       per_invocation_.erase(v->name);
+      values_.insert(v->name); // mutable: assumed to carry data (its arithmetic wraps)
       line(fmt::format("{} {} = {};", value_type(d->var.value_type()), c_name("v_", v->name),
                        val));
       return Status::ok();
@@ -576,9 +636,15 @@ private:
         return matrix_map(e.value_type(), x, y, fmt::format("X {} Y", op));
       }
       const BinOp op = b->op;
+      const bool wrap = (e.type() == ScalarType::i32 || e.type() == ScalarType::i64) &&
+                        (op == BinOp::add || op == BinOp::sub || op == BinOp::mul) &&
+                        carries_value(e);
       return lanewise(e.value_type(), {b->a, b->b},
-                      [op](const std::vector<std::string> &x, const std::vector<ScalarType> &t)
-                          -> Result<std::string> { return binary_scalar(op, t[0], x[0], x[1]); });
+                      [op, wrap](const std::vector<std::string> &x, const std::vector<ScalarType> &t)
+                          -> Result<std::string> {
+                        return wrap ? binary_wrapping(op, t[0], x[0], x[1])
+                                    : binary_scalar(op, t[0], x[0], x[1]);
+                      });
     }
     case ExprKind::Cmp: {
       const auto *c = e.as<Cmp>();
