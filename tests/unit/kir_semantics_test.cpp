@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <type_traits>
 
 using namespace kiln::kir;
 using kir_run::Bytes;
@@ -111,6 +112,52 @@ template <class T> void check_div_rem(kiln_device *device, const TargetDesc &tar
   }
 }
 
+// a + b, a - b and a * b wrap modulo 2^N for every pair of the interesting values of T
+// (extremes included, so most products and many sums overflow): the kernel IR defines signed
+// overflow (SPIR-V's OpIAdd/OpIMul wrap); the C backend builds without -fwrapv and must wrap
+// data arithmetic itself. Also (a + b) as a loop bound and an index of a buffer element, so
+// index-like arithmetic next to it stays right.
+template <class T> void check_wrapping(kiln_device *device, const TargetDesc &target) {
+  using L = std::numeric_limits<T>;
+  using U = std::make_unsigned_t<T>;
+  const std::vector<T> vals{0, 1, -1, 2, -2, 3, 1000, -1000, T(L::max() / 2 + 1), T(L::max() - 1),
+                            L::max(), L::min(), T(L::min() + 1), T(L::min() / 2 - 1)};
+  std::vector<T> a, b;
+  for (T x : vals)
+    for (T y : vals)
+      a.push_back(x), b.push_back(y);
+  const uint32_t n = static_cast<uint32_t>(a.size());
+  const ScalarType st = scalar_of<T>();
+  const ScalarType i64 = ScalarType::i64;
+  Kernel k = elementwise_kernel({st, st}, {st, st, st, st, st, i64}, [&](const std::vector<Expr> &v) {
+    // (a * 3 + b) - (a - b) * 5: overflows in every step for the extremes.
+    Expr mixed = (v[0] * make_const(st, 3) + v[1]) - (v[0] - v[1]) * make_const(st, 5);
+    // What a C compiler may rewrite when signed overflow is undefined: a comparison of a sum
+    // with its operand, and a sum widened after it wrapped.
+    Expr less = select((v[0] + v[1]) < v[0], make_const(st, 1), make_const(st, 0));
+    return std::vector<Expr>{v[0] + v[1], v[0] - v[1], v[0] * v[1], mixed, less,
+                             cast(i64, v[0] + v[1])};
+  });
+  std::vector<Bytes> bufs{kir_run::to_bytes(a), kir_run::to_bytes(b)};
+  for (int o = 0; o < 5; ++o)
+    bufs.push_back(poisoned(n * sizeof(T)));
+  bufs.push_back(poisoned(n * 8));
+  ASSERT_EQ(kir_run::run(device, k, target, &bufs, grid(n)), "");
+  auto sum = kir_run::from_bytes<T>(bufs[2]), diff = kir_run::from_bytes<T>(bufs[3]);
+  auto prod = kir_run::from_bytes<T>(bufs[4]), mix = kir_run::from_bytes<T>(bufs[5]);
+  auto less = kir_run::from_bytes<T>(bufs[6]);
+  auto wide = kir_run::from_bytes<int64_t>(bufs[7]);
+  for (uint32_t i = 0; i < n; ++i) {
+    const U x = U(a[i]), y = U(b[i]);
+    EXPECT_EQ(sum[i], T(U(x + y))) << +a[i] << " + " << +b[i];
+    EXPECT_EQ(diff[i], T(U(x - y))) << +a[i] << " - " << +b[i];
+    EXPECT_EQ(prod[i], T(U(x * y))) << +a[i] << " * " << +b[i];
+    EXPECT_EQ(mix[i], T(U(U(x * U(3) + y) - U(U(x - y) * U(5))))) << +a[i] << ", " << +b[i];
+    EXPECT_EQ(less[i], T(T(U(x + y)) < a[i] ? 1 : 0)) << +a[i] << " + " << +b[i] << " < a";
+    EXPECT_EQ(wide[i], int64_t(T(U(x + y)))) << "i64(" << +a[i] << " + " << +b[i] << ")";
+  }
+}
+
 // f(x) on the device against `want` (double) for every x: |got - want| <= rtol * |want| + atol.
 void check_unary(kiln_device *device, const TargetDesc &target, const std::vector<float> &x,
                  const std::function<Expr(const Expr &)> &f, double (*want)(double), double rtol,
@@ -160,6 +207,9 @@ TEST_F(KirSemantics, SignedDivisionAndRemainderI8) { check_div_rem<int8_t>(devic
 TEST_F(KirSemantics, SignedDivisionAndRemainderI16) { check_div_rem<int16_t>(device_, target()); }
 TEST_F(KirSemantics, SignedDivisionAndRemainderI32) { check_div_rem<int32_t>(device_, target()); }
 TEST_F(KirSemantics, SignedDivisionAndRemainderI64) { check_div_rem<int64_t>(device_, target()); }
+
+TEST_F(KirSemantics, WrappingArithmeticI32) { check_wrapping<int32_t>(device_, target()); }
+TEST_F(KirSemantics, WrappingArithmeticI64) { check_wrapping<int64_t>(device_, target()); }
 
 TEST_F(KirSemantics, RoundHalfToEvenTies) {
   std::vector<float> x{0.5f,   1.5f,   2.5f,        3.5f,        -0.5f,      -1.5f,

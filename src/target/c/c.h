@@ -11,7 +11,8 @@
 // invocation (subgroup_size() is 1; reductions, broadcasts and shuffles return their operand),
 // so kernels that read the subgroup size at run time stay correct. Cooperative matrices are
 // refused. Semantics follow kir.h: integer division by zero gives 0 instead of trapping, shift
-// counts are taken modulo the width, signed arithmetic wraps (-fwrapv).
+// counts are taken modulo the width, signed arithmetic on data wraps (emitted through the
+// unsigned type; index arithmetic stays plain C so that loops over it vectorise).
 #pragma once
 
 #include "kir/kir.h"
