@@ -366,10 +366,16 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
     return !a.defined() ? b : !b.defined() ? a : logical_and(a, b);
   };
   const Expr k_inside = inside(k0, K, t.tk);
-  const bool a_direct_ok = usable(a_ld, d.a), b_direct_ok = usable(b_ld, d.b);
+  const bool a_panels = d.a_panel == t.tm && d.a_panel_k % t.tk == 0 && d.a.elem == f;
+  const bool a_direct_ok = a_panels || usable(a_ld, d.a), b_direct_ok = usable(b_ld, d.b);
   if (a_direct_ok || b_direct_ok) {
     Expr a_direct, b_direct, a_in, b_in;
-    if (a_direct_ok) {
+    if (a_panels) {
+      // The panel of this tile's rows, k step kt: tm x tk column-major, contiguous; whole in
+      // every step (padded with zeros past M and K).
+      a_direct = matrix_load(ta, d.a, l.m0 * d.a_panel_k + k0 * t.tm, i32(t.tm),
+                             MatrixLayout::col_major);
+    } else if (a_direct_ok) {
       // A straight from its buffer at (m0, k0): element (r, c) at offset + r * stride + c.
       a_direct = matrix_load(ta, d.a, d.a_at(l.z, l.m0, coords_of(k0, d.kdims)).index,
                              i32(*a_ld), MatrixLayout::row_major);
@@ -712,6 +718,29 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
       s.reason = "grid exceeds 65535 workgroups along an axis";
     }
   return s;
+}
+
+Tensor pack_a_panels(const float *w, int64_t M, int64_t K, int64_t panel, int64_t panel_k) {
+  const int64_t panels = (M + panel - 1) / panel;
+  Tensor out(DType::f32, Shape{panels * panel_k * panel});
+  float *dst = out.data_mut<float>();
+  std::fill(dst, dst + panels * panel_k * panel, 0.0f);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k)
+      dst[((m / panel) * panel_k + k) * panel + m % panel] = w[m * K + k];
+  return out;
+}
+
+void use_a_panels(ContractionDef &d, const BufferVar &a, int64_t panel_rows, int64_t tk) {
+  const int64_t K = d.K(), pk = (K + tk - 1) / tk * tk;
+  const Shape kdims = d.kdims;
+  d.a = a;
+  d.a_panel = panel_rows;
+  d.a_panel_k = pk;
+  d.a_at = [=](const Expr &, const Expr &m, const std::vector<Expr> &k) {
+    return OperandRef{((m / panel_rows) * pk + flatten(k, kdims)) * panel_rows + m % panel_rows,
+                      Expr()};
+  };
 }
 
 Status emit_contraction(GridKernel &g, const ContractionDef &d, const ContractionSchedule &s) {

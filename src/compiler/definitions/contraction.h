@@ -41,9 +41,23 @@ struct ContractionDef {
   // position's coordinates, computed once per column) instead of by rows of m.
   bool store_n_outer = false;
 
+  // A packed in panels for the matrix strategy (0: not packed): element (m, k) (k flat over
+  // kdims) at ((m / a_panel) * a_panel_k + k) * a_panel + m % a_panel, zero past M and K; the
+  // panels hold whole tiles of a_panel rows and a_panel_k (K rounded up to the k step) columns,
+  // so every step of every tile multiplies A straight from the panel, one contiguous run per
+  // step (pack_a_panels builds them, a_at must read the same layout).
+  int64_t a_panel = 0, a_panel_k = 0;
+
   int64_t K() const { return shape_numel(kdims); }
   ContractionShape shape() const { return {batch, M, N, K()}; }
 };
+
+// Row-major weights [M][K] packed into the panels of ContractionDef::a_panel (`panel` rows,
+// `panel_k` >= K columns), zero padded.
+Tensor pack_a_panels(const float *w, int64_t M, int64_t K, int64_t panel, int64_t panel_k);
+// Sets `d`'s A to panels of `panel_rows` x (K rounded up to `tk`) read from buffer `a` (the
+// packed constant): a_at, a_panel and a_panel_k.
+void use_a_panels(ContractionDef &d, const kir::BufferVar &a, int64_t panel_rows, int64_t tk);
 
 // Emits the kernel of `d` with schedule `s` (tiled or registers) through `g`, which already
 // has the definition's buffers bound. The naive strategy is the lowering's own kernel: this

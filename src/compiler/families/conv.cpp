@@ -235,7 +235,7 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
   c.count_strategy(sched.strategy);
   c.count_shifted_rows();
 
-  // Weights [M][C][taps] -> [M][taps][C].
+  // Weights [M][C][taps] -> [M][taps][C], then into panels of the tile's rows (k = (taps, C)).
   Tensor packed(DType::f32, Shape{M, ksize * C});
   const float *src = wt->data<float>();
   float *dst = packed.data_mut<float>();
@@ -249,17 +249,15 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
 
   GridKernel g(c, op, "conv_rows");
   d.acc = ScalarType::f32;
-  d.a = g.scratch(c.new_constant(std::move(packed)), ScalarType::f32, false);
+  const int64_t P = sched.tile.tm, PK = (ksize * C + tk - 1) / tk * tk;
+  Tensor panels = pack_a_panels(packed.data<float>(), M, ksize * C, P, PK);
+  use_a_panels(d, g.scratch(c.new_constant(std::move(panels)), ScalarType::f32, false), P, tk);
   d.b = g.scratch(pad_id, ScalarType::f32, false);
   BufferVar B{-1, ScalarType::f32};
   if (op.operands.size() > 2) {
     KILN_ASSIGN(B, g.in(op.operands[2]));
   }
   KILN_ASSIGN(const BufferVar Y, g.out(op.results[0]));
-  d.a_at = [=](const Expr &, const Expr &m, const std::vector<Expr> &k) {
-    std::vector<Expr> taps(k.begin(), k.end() - 1);
-    return OperandRef{(m * ksize + flatten(taps, Shape(w.kernel))) * C + k.back(), Expr()};
-  };
   d.b_at = [=](const Expr &z, const std::vector<Expr> &k, const Expr &n) {
     // Tap k_r * dil_r = q_r * stride_r + phase_r.
     std::vector<Expr> ph;
@@ -365,14 +363,22 @@ Result<bool> lower_conv_im2col(LowerCtx &c, const Op &op, const nn::Window &w) {
   }
 
   GridKernel g(c, op, "conv_cols");
-  KILN_ASSIGN(const helpers::ConvBuffers bufs, helpers::bind_conv_buffers(g, op));
+  KILN_ASSIGN(const helpers::ConvBuffers bufs, helpers::bind_conv_buffers(g, op, false));
   const BufferVar B = bufs.B, Y = bufs.Y;
   d.acc = ScalarType::f32;
-  d.a = bufs.W;
   d.b = g.scratch(cols_id, ScalarType::f32, false);
-  d.a_at = [=](const Expr &, const Expr &m, const std::vector<Expr> &k) {
-    return OperandRef{m * K + k[0], Expr()};
-  };
+  if (const Tensor *wt = const_operand(op, 1)) {
+    // Constant weights: packed in panels of the tile's rows.
+    Tensor panels = pack_a_panels(wt->data<float>(), M, K, sched.tile.tm,
+                                  (K + sched.tile.tk - 1) / sched.tile.tk * sched.tile.tk);
+    use_a_panels(d, g.scratch(c.new_constant(std::move(panels)), ScalarType::f32, false),
+                 sched.tile.tm, sched.tile.tk);
+  } else {
+    KILN_ASSIGN(d.a, g.in(op.operands[1]));
+    d.a_at = [=](const Expr &, const Expr &m, const std::vector<Expr> &k) {
+      return OperandRef{m * K + k[0], Expr()};
+    };
+  }
   d.b_at = [=](const Expr &z, const std::vector<Expr> &k, const Expr &n) {
     return OperandRef{(z * K + k[0]) * out_size + n, Expr()};
   };
@@ -432,16 +438,31 @@ Status lower_conv(LowerCtx &c, const Op &op) {
   }
   const int64_t in_size = w.in_size(), ksize = w.kernel_size();
   GridKernel g(c, op, "conv");
-  KILN_ASSIGN(const helpers::ConvBuffers bufs, helpers::bind_conv_buffers(g, op));
-  const BufferVar X = bufs.X, W = bufs.W, B = bufs.B, Y = bufs.Y;
+  // The weights are bound below: as they are, or (matrix strategy) as panels instead.
+  KILN_ASSIGN(const helpers::ConvBuffers bufs, helpers::bind_conv_buffers(g, op, false));
+  const BufferVar X = bufs.X, B = bufs.B, Y = bufs.Y;
   const ScalarType at = X.elem == ScalarType::f16 ? ScalarType::f32 : X.elem;
-  ContractionDef def = conv_definition(w, xd[0], C, M, G, X, W, at);
+  ContractionDef def = conv_definition(w, xd[0], C, M, G, X, BufferVar{-1, X.elem}, at);
   def.a_value = wv;
   def.b_value = xv;
   // A depthwise convolution is counted as a window (above), its naive kernel is the one below.
   const ContractionSchedule sched =
       depthwise ? ContractionSchedule{} : schedule_contraction(c, def);
   if (!depthwise) c.count_strategy(sched.strategy);
+  // Constant weights of one group on the matrix strategy: packed in panels of the tile.
+  const Tensor *wt = const_operand(op, 1);
+  const bool panels = sched.strategy == Strategy::matrix && sched.split_k == 1 && G == 1 && wt &&
+                      wt->dtype() == DType::f32 && at == ScalarType::f32;
+  BufferVar W{-1, X.elem};
+  if (panels) {
+    const int64_t K = def.K(), tk = sched.tile.tk;
+    Tensor packed = pack_a_panels(wt->data<float>(), M, K, sched.tile.tm, (K + tk - 1) / tk * tk);
+    use_a_panels(def, g.scratch(c.new_constant(std::move(packed)), ScalarType::f32, false),
+                 sched.tile.tm, tk);
+  } else {
+    KILN_ASSIGN(W, g.in(wv));
+    def.a = W;
+  }
   if (sched.strategy != Strategy::naive) {
     const int64_t out_size = w.out_size();
     const bool fold = folds_images(xd[0], G);

@@ -27,6 +27,7 @@ kir::Expr round_saturate(const kir::Expr &v, kir::ScalarType to);
 struct ConvBuffers {
   kir::BufferVar X, W, B, Y;
 };
-Result<ConvBuffers> bind_conv_buffers(GridKernel &g, const Op &op);
+// `weights` false: W is left unbound (index -1), for a lowering that binds a packed copy.
+Result<ConvBuffers> bind_conv_buffers(GridKernel &g, const Op &op, bool weights = true);
 
 } // namespace kiln::compiler::helpers

@@ -47,10 +47,13 @@ Expr round_saturate(const Expr &v, ScalarType to) {
   return select(call(Intrinsic::isnan, {v}), imm(to, 0), sat);
 }
 
-Result<ConvBuffers> bind_conv_buffers(GridKernel &g, const Op &op) {
+Result<ConvBuffers> bind_conv_buffers(GridKernel &g, const Op &op, bool weights) {
   ConvBuffers b;
   KILN_ASSIGN(b.X, g.in(op.operands[0]));
-  KILN_ASSIGN(b.W, g.in(op.operands[1]));
+  b.W = BufferVar{-1, b.X.elem};
+  if (weights) {
+    KILN_ASSIGN(b.W, g.in(op.operands[1]));
+  }
   b.B = BufferVar{-1, b.X.elem};
   if (op.operands.size() > 2) {
     KILN_ASSIGN(b.B, g.in(op.operands[2]));

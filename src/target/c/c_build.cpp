@@ -92,7 +92,7 @@ KILN_FLOAT(float, f32, float, f) KILN_FLOAT(double, f64, double, ) KILN_FLOAT(_F
 /* Cooperative matrices of f32 (one invocation per subgroup: a matrix is an array the
    invocation owns, row-major). The sizes are constants at every call, so after inlining each
    loop below has fixed bounds. kiln_mma_f32: c[M x N] += a[M x K] * b[K x N], a and b row-major
-   with leading dimensions lda and ldb, register-blocked for the vector width of the ISA level
+   with leading dimensions lda and ldb (kiln_mma_f32_acm: a column-major), register-blocked for the vector width of the ISA level
    the object is compiled for: KILN_RB rows x KILN_NV vectors of accumulators, one b row of
    KILN_NV vectors and one broadcast a element per k step. */
 #if defined(__AVX512F__)
@@ -109,8 +109,8 @@ KILN_FLOAT(float, f32, float, f) KILN_FLOAT(double, f64, double, ) KILN_FLOAT(_F
 typedef float kiln_vf __attribute__((vector_size(KILN_VW * 4), aligned(4)));
 
 static inline __attribute__((always_inline)) void kiln_mma_rows(
-    float *restrict c, int ldc, const float *restrict a, uint32_t lda, const float *restrict b,
-    uint32_t ldb, const int rows, const int nv, const int K) {
+    float *restrict c, int ldc, const float *restrict a, uint32_t ars, uint32_t aks,
+    const float *restrict b, uint32_t ldb, const int rows, const int nv, const int K) {
   kiln_vf acc[KILN_RB][KILN_NV];
   #pragma GCC unroll 4
   for (int r = 0; r < rows; ++r)
@@ -122,7 +122,7 @@ static inline __attribute__((always_inline)) void kiln_mma_rows(
     for (int v = 0; v < nv; ++v) bv[v] = *(const kiln_vf *)&b[(uint32_t)k * ldb + v * KILN_VW];
     #pragma GCC unroll 4
     for (int r = 0; r < rows; ++r) {
-      const float ar = a[(uint32_t)r * lda + (uint32_t)k];
+      const float ar = a[(uint32_t)r * ars + (uint32_t)k * aks];
       #pragma GCC unroll 4
       for (int v = 0; v < nv; ++v) acc[r][v] += ar * bv[v];
     }
@@ -133,27 +133,39 @@ static inline __attribute__((always_inline)) void kiln_mma_rows(
     for (int v = 0; v < nv; ++v) *(kiln_vf *)&c[r * ldc + v * KILN_VW] = acc[r][v];
 }
 
-static inline __attribute__((always_inline)) void kiln_mma_f32(
-    float *restrict c, const float *restrict a, uint32_t lda, const float *restrict b,
-    uint32_t ldb, const int M, const int N, const int K) {
+/* a(r, k) at a[r * ars + k * aks]: row-major A (ars = lda, aks = 1) or column-major A (ars = 1,
+   aks = lda: weights packed in panels, a k step of the panel one contiguous run). */
+static inline __attribute__((always_inline)) void kiln_mma_f32_strided(
+    float *restrict c, const float *restrict a, uint32_t ars, uint32_t aks,
+    const float *restrict b, uint32_t ldb, const int M, const int N, const int K) {
   const int cb = KILN_VW * KILN_NV, nfull = N / cb * cb, nvec = N / KILN_VW * KILN_VW;
   for (int i = 0; i < M; i += KILN_RB) {
     const int rows = M - i < KILN_RB ? M - i : KILN_RB;
-    const float *ai = a + (uint32_t)i * lda;
+    const float *ai = a + (uint32_t)i * ars;
     float *ci = c + i * N;
     if (rows == KILN_RB) {
-      for (int j = 0; j < nfull; j += cb) kiln_mma_rows(ci + j, N, ai, lda, b + j, ldb, KILN_RB, KILN_NV, K);
-      for (int j = nfull; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, lda, b + j, ldb, KILN_RB, 1, K);
+      for (int j = 0; j < nfull; j += cb) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, KILN_RB, KILN_NV, K);
+      for (int j = nfull; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, KILN_RB, 1, K);
     } else {
-      for (int j = 0; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, lda, b + j, ldb, rows, 1, K);
+      for (int j = 0; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, rows, 1, K);
     }
     for (int r = 0; r < rows; ++r)
       for (int j = nvec; j < N; ++j) {
         float s = ci[r * N + j];
-        for (int k = 0; k < K; ++k) s += ai[(uint32_t)r * lda + (uint32_t)k] * b[(uint32_t)k * ldb + (uint32_t)j];
+        for (int k = 0; k < K; ++k) s += ai[(uint32_t)r * ars + (uint32_t)k * aks] * b[(uint32_t)k * ldb + (uint32_t)j];
         ci[r * N + j] = s;
       }
   }
+}
+static inline __attribute__((always_inline)) void kiln_mma_f32(
+    float *restrict c, const float *restrict a, uint32_t lda, const float *restrict b,
+    uint32_t ldb, const int M, const int N, const int K) {
+  kiln_mma_f32_strided(c, a, lda, 1, b, ldb, M, N, K);
+}
+static inline __attribute__((always_inline)) void kiln_mma_f32_acm(
+    float *restrict c, const float *restrict a, uint32_t lda, const float *restrict b,
+    uint32_t ldb, const int M, const int N, const int K) {
+  kiln_mma_f32_strided(c, a, 1, lda, b, ldb, M, N, K);
 }
 
 /* kiln_mma_f32_bt: the same product with b stored transposed, b(k, n) at bt[n * ldb + k] (a

@@ -483,7 +483,8 @@ private:
                      fmt::format("(uint32_t)({})", stride)};
   }
 
-  // `acc = a * b + acc` with a row-major load of a and a row- or column-major load of b:
+  // `acc = a * b + acc` with a row- or column-major load of a and a row-major load of b, or a
+  // row-major a and a column-major b:
   // multiplied in place from memory, no copies. False when the statement has another form.
   Result<bool> multiply_add_in_place(const Assign &a) {
     const auto *mma = a.value.as<MatrixMulAdd>();
@@ -491,10 +492,15 @@ private:
     if (!acc || acc->name != a.var.as<Var>()->name) return false;
     begin_statement({&mma->a, &mma->b});
     KILN_ASSIGN(auto pa, memory_operand(mma->a, MatrixLayout::row_major));
-    if (pa.first.empty()) return false;
+    const bool a_col_major = pa.first.empty();
+    if (a_col_major) {
+      KILN_ASSIGN(pa, memory_operand(mma->a, MatrixLayout::col_major));
+      if (pa.first.empty()) return false;
+    }
     KILN_ASSIGN(auto pb, memory_operand(mma->b, MatrixLayout::row_major));
     const bool transposed = pb.first.empty();
     if (transposed) {
+      if (a_col_major) return false;
       KILN_ASSIGN(pb, memory_operand(mma->b, MatrixLayout::col_major));
       if (pb.first.empty()) return false;
     }
@@ -503,7 +509,8 @@ private:
     KILN_ASSIGN(std::string c, expr(a.var));
     flush_pre();
     const MatrixShape &ma = mma->a.value_type().matrix, &mc = a.var.value_type().matrix;
-    line(fmt::format("kiln_mma_f32{}({}.v, {}, {}, {}, {}, {}, {}, {});", transposed ? "_bt" : "",
+    line(fmt::format("kiln_mma_f32{}({}.v, {}, {}, {}, {}, {}, {}, {});",
+                     transposed ? "_bt" : a_col_major ? "_acm" : "",
                      c, pa.first, pa.second, pb.first, pb.second, mc.rows, mc.cols, ma.cols));
     return true;
   }
