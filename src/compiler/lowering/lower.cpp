@@ -30,6 +30,20 @@ Result<ScalarType> scalar_type(const Op &op, DType t) {
   case DType::u64: return ScalarType::u64;
   case DType::boolean: return ScalarType::boolean;
   case DType::bf16: break;
+  case DType::i4:
+  case DType::u4:
+  case DType::i2:
+  case DType::u2:
+  case DType::f8e4m3fn:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2:
+  case DType::f8e5m2fnuz:
+  case DType::f4e2m1:
+  case DType::f8e8m0:
+    return Status::error(fmt::format("{}: dtype {} has no compiled lowering yet (the narrow "
+                                     "float8 / float4 / int4 / int2 types run on the reference "
+                                     "executor, --device cpu-ref)",
+                                     op.describe(), dtype_name(t)));
   }
   return Status::error(fmt::format("{}: dtype {} has no Vulkan lowering yet", op.describe(),
                                    dtype_name(t)));

@@ -92,9 +92,19 @@ Outs clip(NodeCtx &c) {
   return std::vector<Value *>{v};
 }
 
+// Cast / CastLike. saturate (opset 19+) matters only for float8 targets and round_mode
+// (opset 24+) only for float8e8m0; kiln.cast carries them when they differ from the defaults.
 Outs cast_to(NodeCtx &c, Value *x, DType to) {
   if (x->type.dtype == to) return std::vector<Value *>{x};
-  return single(c, "kiln.cast", {x}, {{"to", to}});
+  AttrMap a{{"to", to}};
+  const int64_t sat = c.attr_int("saturate", 1);
+  if (sat != 0 && sat != 1) return c.error(fmt::format("saturate must be 0 or 1, got {}", sat));
+  if (sat == 0) a["saturate"] = int64_t(0);
+  const std::string round = c.attr_str("round_mode", "up");
+  if (round != "up" && round != "down" && round != "nearest")
+    return c.error(fmt::format("round_mode must be up, down or nearest, got '{}'", round));
+  if (round != "up") a["round_mode"] = round;
+  return single(c, "kiln.cast", {x}, std::move(a));
 }
 
 Outs cast(NodeCtx &c) {
