@@ -23,3 +23,32 @@ g = helper.make_graph(
 m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
 m.ir_version = 8
 open(out + "/dq_i4.onnx", "wb").write(m.SerializeToString())
+# Cast f32 -> int4 (22): wraps like any narrowing integer cast
+g = helper.make_graph(
+    [helper.make_node("Cast", ["x"], ["y"], to=22)],
+    "narrow_cast_i4",
+    [helper.make_tensor_value_info("x", 1, [5])],
+    [helper.make_tensor_value_info("y", 22, [5])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+m.ir_version = 8
+open(out + "/cast_i4.onnx", "wb").write(m.SerializeToString())
+# Neg of an int4: the reference wraps; a compiled device has no 4-bit arithmetic
+g = helper.make_graph(
+    [helper.make_node("Neg", ["q"], ["y"])],
+    "narrow_neg",
+    [helper.make_tensor_value_info("q", 22, [3])],
+    [helper.make_tensor_value_info("y", 22, [3])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+m.ir_version = 8
+open(out + "/neg_i4.onnx", "wb").write(m.SerializeToString())
+# DequantizeLinear of a float8e4m3fn (17) input, scale 2, then Cast of it to float16
+g = helper.make_graph(
+    [helper.make_node("DequantizeLinear", ["q", "s"], ["y"]),
+     helper.make_node("Cast", ["q"], ["h"], to=10)],
+    "narrow_dq_f8",
+    [helper.make_tensor_value_info("q", 17, [3])],
+    [helper.make_tensor_value_info("y", 1, [3]), helper.make_tensor_value_info("h", 10, [3])],
+    initializer=[s])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+m.ir_version = 8
+open(out + "/dq_f8.onnx", "wb").write(m.SerializeToString())
