@@ -65,7 +65,13 @@ const char *kiln_status_code_name(kiln_status_code code);
 /* Element types; the values equal schema/kiln.fbs DType. Booleans are one byte (0 or 1). */
 typedef enum kiln_dtype {
   KILN_F32 = 0, KILN_F16, KILN_BF16, KILN_F64, KILN_I8, KILN_U8, KILN_I16, KILN_U16,
-  KILN_I32, KILN_U32, KILN_I64, KILN_U64, KILN_BOOL
+  KILN_I32, KILN_U32, KILN_I64, KILN_U64, KILN_BOOL,
+  /* Narrow types, one element per byte (never packed): KILN_I4 / KILN_I2 hold a sign-extended
+   * int8 in [-8, 7] / [-2, 1], KILN_U4 / KILN_U2 a uint8 in [0, 15] / [0, 3]; the float types
+   * hold their bit pattern (ONNX FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ,
+   * FLOAT4E2M1 in the low 4 bits, FLOAT8E8M0). */
+  KILN_I4, KILN_U4, KILN_I2, KILN_U2, KILN_F8E4M3FN, KILN_F8E4M3FNUZ, KILN_F8E5M2,
+  KILN_F8E5M2FNUZ, KILN_F4E2M1, KILN_F8E8M0
 } kiln_dtype;
 
 /* Static name ("f32", ...) of a dtype, or "?" for a value outside the enum. */

@@ -73,6 +73,48 @@ Status check_static(const Value *v, const std::string &what) {
   return Status::ok();
 }
 
+// Kernels hold the narrow types one a byte (scalar_type): i4 / u4 / i2 / u2 as i8 / u8, which
+// reads them exactly, and float8 / float4 / e8m0 as their u8 bit pattern. So a narrow integer
+// may only be produced by an op that wraps or clamps to its range (cast, quantize_linear) or
+// copies elements; a narrow float may only be copied, or decoded by a cast to a float or
+// dequantize_linear (a table lookup). Everything else is refused by node, never computed on
+// the bytes.
+bool moves_elements(std::string_view name) {
+  static const std::unordered_set<std::string_view> kMoves = {
+      "kiln.reshape",  "kiln.squeeze", "kiln.unsqueeze",      "kiln.flatten",
+      "kiln.identity", "kiln.transpose", "kiln.concat",       "kiln.slice",
+      "kiln.split",    "kiln.gather",  "kiln.gather_elements", "kiln.gather_nd",
+      "kiln.expand",   "kiln.tile",    "kiln.where",          "kiln.depth_to_space",
+      "kiln.space_to_depth", "kiln.constant"};
+  return kMoves.count(name) != 0;
+}
+
+Status check_narrow(const Op &op) {
+  const std::string_view n = op.name();
+  if (moves_elements(n)) return Status::ok();
+  for (const Value *r : op.results) {
+    const DType t = r->type.dtype;
+    if (is_narrow_int(t) && n != "kiln.cast" && n != "kiln.quantize_linear")
+      return Status::error(fmt::format("{}: a {} result has no compiled lowering for this op "
+                                       "(only casts, quantize_linear and data movement produce "
+                                       "narrow integers on a device)",
+                                       op.describe(), dtype_name(t)));
+    if (is_narrow_float(t))
+      return Status::error(fmt::format("{}: dtype {} has no compiled lowering yet as a result "
+                                       "of this op (devices decode and move float8 / float4 / "
+                                       "e8m0 but do not round to them; --device cpu-ref does)",
+                                       op.describe(), dtype_name(t)));
+  }
+  for (const Value *v : op.operands)
+    if (v && is_narrow_float(v->type.dtype) && n != "kiln.cast" &&
+        n != "kiln.dequantize_linear")
+      return Status::error(fmt::format("{}: a {} operand has no compiled lowering for this op "
+                                       "(only casts to a float, dequantize_linear and data "
+                                       "movement take float8 / float4 / e8m0 on a device)",
+                                       op.describe(), dtype_name(v->type.dtype)));
+  return Status::ok();
+}
+
 Status lower_op(LowerCtx &c, const Op &op, const std::unordered_set<const Value *> &used) {
   const std::string name(op.name());
   if (name == "kiln.constant") return Status::ok(); // placed on first use
@@ -156,6 +198,8 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
   const auto live = live_ops(g, used);
   c.set_fusion(plan_fusion(g, live));
   int aliased = 0;
+  for (const auto &op : g.ops)
+    if (live.count(op.get())) KILN_TRY(check_narrow(*op)); // fused ones included
   for (const auto &op : g.ops) {
     if (!live.count(op.get()) || c.absorbed(op.get())) continue;
     const size_t before = p.commands.size();

@@ -1,6 +1,7 @@
 #include "ir/tensor.h"
 
 #include "support/half.h"
+#include "support/narrow.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,6 +97,16 @@ double Tensor::get_f64(int64_t i) const {
   case DType::i64: return static_cast<double>(reinterpret_cast<const int64_t *>(p)[i]);
   case DType::u64: return static_cast<double>(reinterpret_cast<const uint64_t *>(p)[i]);
   case DType::boolean: return reinterpret_cast<const uint8_t *>(p)[i] ? 1.0 : 0.0;
+  case DType::i4:
+  case DType::i2: return reinterpret_cast<const int8_t *>(p)[i];
+  case DType::u4:
+  case DType::u2: return reinterpret_cast<const uint8_t *>(p)[i];
+  case DType::f8e4m3fn:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2:
+  case DType::f8e5m2fnuz:
+  case DType::f4e2m1:
+  case DType::f8e8m0: return narrow_float_to_f64(dtype_, reinterpret_cast<const uint8_t *>(p)[i]);
   }
   return 0;
 }
@@ -106,7 +117,13 @@ int64_t Tensor::get_i64(int64_t i) const {
   case DType::f32:
   case DType::f16:
   case DType::bf16:
-  case DType::f64: {
+  case DType::f64:
+  case DType::f8e4m3fn:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2:
+  case DType::f8e5m2fnuz:
+  case DType::f4e2m1:
+  case DType::f8e8m0: {
     double v = get_f64(i);
     if (std::isnan(v)) return 0;
     if (v >= 9.2e18) return std::numeric_limits<int64_t>::max();
@@ -122,13 +139,30 @@ int64_t Tensor::get_i64(int64_t i) const {
   case DType::i64: return reinterpret_cast<const int64_t *>(p)[i];
   case DType::u64: return static_cast<int64_t>(reinterpret_cast<const uint64_t *>(p)[i]);
   case DType::boolean: return reinterpret_cast<const uint8_t *>(p)[i] ? 1 : 0;
+  case DType::i4:
+  case DType::i2: return reinterpret_cast<const int8_t *>(p)[i];
+  case DType::u4:
+  case DType::u2: return reinterpret_cast<const uint8_t *>(p)[i];
   }
   return 0;
 }
 
-void Tensor::set_f64(int64_t i, double v) {
+void Tensor::set_f64(int64_t i, double v) { set_f64(i, v, true); }
+
+void Tensor::set_f64(int64_t i, double v, bool saturate) {
   std::byte *p = data_.get();
   switch (dtype_) {
+  case DType::f8e4m3fn:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2:
+  case DType::f8e5m2fnuz:
+  case DType::f4e2m1:
+    reinterpret_cast<uint8_t *>(p)[i] = f64_to_narrow_float(dtype_, v, saturate);
+    return;
+  case DType::f8e8m0:
+    reinterpret_cast<uint8_t *>(p)[i] =
+        f32_to_e8m0(static_cast<float>(v), E8M0Round::up, saturate);
+    return;
   case DType::f32: reinterpret_cast<float *>(p)[i] = static_cast<float>(v); return;
   case DType::f16: reinterpret_cast<uint16_t *>(p)[i] = f32_to_f16(static_cast<float>(v)); return;
   case DType::bf16:
@@ -164,6 +198,16 @@ void Tensor::set_i64(int64_t i, int64_t v) {
   case DType::i64: reinterpret_cast<int64_t *>(p)[i] = v; return;
   case DType::u64: reinterpret_cast<uint64_t *>(p)[i] = static_cast<uint64_t>(v); return;
   case DType::boolean: reinterpret_cast<uint8_t *>(p)[i] = v != 0 ? 1 : 0; return;
+  case DType::i4:
+  case DType::u4:
+  case DType::i2:
+  case DType::u2: reinterpret_cast<uint8_t *>(p)[i] = static_cast<uint8_t>(wrap_narrow_int(dtype_, v)); return;
+  case DType::f8e4m3fn:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2:
+  case DType::f8e5m2fnuz:
+  case DType::f4e2m1:
+  case DType::f8e8m0: set_f64(i, static_cast<double>(v)); return;
   }
 }
 
@@ -191,13 +235,19 @@ Tensor Tensor::clone() const {
   return t;
 }
 
-Tensor Tensor::cast(DType to) const {
+Tensor Tensor::cast(DType to) const { return cast(to, true); }
+
+Tensor Tensor::cast(DType to, bool saturate) const {
   Tensor t(to, shape_);
   if (to == dtype_) {
     if (nbytes()) std::memcpy(t.raw_mut(), raw(), nbytes());
     return t;
   }
-  if (is_float(dtype_) || (is_float(to) && dtype_ != DType::u64 && dtype_ != DType::i64)) {
+  if (is_narrow_float(to)) {
+    // Through a double: exact for every source but the widest integers (one extra rounding).
+    for (int64_t i = 0; i < numel_; ++i) t.set_f64(i, get_f64(i), saturate);
+  } else if (is_float(dtype_) || is_narrow_float(dtype_) ||
+             (is_float(to) && dtype_ != DType::u64 && dtype_ != DType::i64)) {
     for (int64_t i = 0; i < numel_; ++i) t.set_f64(i, get_f64(i));
   } else if (is_float(to) && dtype_ == DType::u64) {
     const uint64_t *p = data<uint64_t>();

@@ -47,10 +47,14 @@ public:
   template <class T> T *data_mut() { return reinterpret_cast<T *>(data_.get()); }
 
   // Element access through a wide type: floats as double, integers as int64 (u64 by bit pattern),
-  // bool as 0/1. Slow but exact; the reference executor relies on it.
+  // bool as 0/1. Slow but exact; the reference executor relies on it. The narrow dtypes read as
+  // their values (float8 / float4 / e8m0 decoded, i4 / u4 / i2 / u2 as integers); set_f64 to a
+  // float8 / float4 type rounds to nearest even and saturates unless told not to, set_i64 to a
+  // narrow integer wraps (support/narrow.h).
   double get_f64(int64_t i) const;
   int64_t get_i64(int64_t i) const;
   void set_f64(int64_t i, double v);
+  void set_f64(int64_t i, double v, bool saturate);
   void set_i64(int64_t i, int64_t v);
   std::vector<int64_t> to_i64s() const;
   std::vector<double> to_f64s() const;
@@ -60,8 +64,10 @@ public:
   // Deep copy.
   Tensor clone() const;
   // Elementwise conversion (float -> int truncates toward zero, saturation is not applied;
-  // float -> bool is x != 0).
+  // float -> bool is x != 0; int -> i4/u4/i2/u2 wraps). To a float8 / float4 type it rounds to
+  // nearest even; `saturate` picks what out-of-range values become (support/narrow.h).
   Tensor cast(DType to) const;
+  Tensor cast(DType to, bool saturate) const;
 
   // Exact equality of dtype, shape and bytes.
   bool identical(const Tensor &other) const;

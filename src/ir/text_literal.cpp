@@ -78,6 +78,10 @@ std::string encode_int(DType dt, std::string_view text, std::byte *dst) {
   case DType::u16: lo = 0, hi = UINT16_MAX; break;
   case DType::i32: lo = INT32_MIN, hi = INT32_MAX; break;
   case DType::u32: lo = 0, hi = UINT32_MAX; break;
+  case DType::i4:
+  case DType::u4:
+  case DType::i2:
+  case DType::u2: lo = int_lowest(dt), hi = int_highest(dt); break;
   default: lo = INT64_MIN, hi = INT64_MAX; break;
   }
   if (v < lo || v > hi) return fmt::format("'{}' is out of range for {}", text, dtype_name(dt));
@@ -119,6 +123,12 @@ std::string format_element(const Tensor &t, int64_t i) {
   case DType::f64: return format_double(t.data<double>()[i]);
   case DType::u64: return fmt::format("{}", t.data<uint64_t>()[i]);
   case DType::boolean: return t.get_i64(i) ? "true" : "false";
+  case DType::f8e4m3fn:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2:
+  case DType::f8e5m2fnuz:
+  case DType::f4e2m1:
+  case DType::f8e8m0: return format_double(t.get_f64(i)); // exact: every value fits a double
   default: return fmt::format("{}", t.get_i64(i));
   }
 }
@@ -130,6 +140,15 @@ std::string encode_element(DType dt, std::string_view text, std::byte *dst) {
     if (text != "true" && text != "false")
       return fmt::format("expected true or false for an i1 element, got '{}'", text);
     *dst = std::byte{text == "true" ? uint8_t(1) : uint8_t(0)};
+    return {};
+  }
+  if (is_narrow_float(dt)) { // rounds to nearest even, saturating, as kiln.cast does
+    double d = 0;
+    std::string why = parse_float(text, d);
+    if (!why.empty()) return why;
+    Tensor tmp(dt, {});
+    tmp.set_f64(0, d);
+    std::memcpy(dst, tmp.raw(), 1);
     return {};
   }
   if (!is_float(dt)) return encode_int(dt, text, dst);

@@ -4,6 +4,7 @@
 
 #include "ops/ops.h"
 #include "support/half.h"
+#include "support/narrow.h"
 
 #include <cmath>
 #include <cstring>
@@ -15,7 +16,7 @@ namespace elementwise {
 bool accepts(Accept a, DType t) {
   switch (a) {
   case Accept::floats: return is_float(t);
-  case Accept::numeric: return !is_bool(t);
+  case Accept::numeric: return !is_bool(t) && !is_narrow_float(t); // float8 & co: storage only
   case Accept::ints: return is_integer(t);
   case Accept::unsigned_ints: return is_unsigned_int(t);
   case Accept::boolean: return is_bool(t);
@@ -82,7 +83,14 @@ float f64_to_f32_odd(double d) {
   return f32_from_bits(f32_bits(f) | 1u);
 }
 
-Tensor cast_tensor(const Tensor &x, DType to) {
+// kiln.cast's attributes beyond `to`: saturate (0/1, default 1; float8 targets only) and
+// round_mode (up / down / nearest, default up; f8e8m0 targets only).
+struct CastMode {
+  bool saturate = true;
+  E8M0Round round = E8M0Round::up;
+};
+
+Tensor cast_tensor(const Tensor &x, DType to, const CastMode &m) {
   if (x.dtype() == DType::f64 && (to == DType::f16 || to == DType::bf16)) {
     Tensor r(to, x.shape());
     const double *p = x.data<double>();
@@ -93,7 +101,14 @@ Tensor cast_tensor(const Tensor &x, DType to) {
     }
     return r;
   }
-  return x.cast(to);
+  if (to == DType::f8e8m0 && x.dtype() != to) {
+    Tensor r(to, x.shape());
+    uint8_t *q = r.data_mut<uint8_t>();
+    for (int64_t i = 0; i < x.numel(); ++i)
+      q[i] = f32_to_e8m0(static_cast<float>(x.get_f64(i)), m.round, m.saturate);
+    return r;
+  }
+  return x.cast(to, m.saturate);
 }
 
 Status verify_to(const Op &op) {
@@ -101,6 +116,27 @@ Status verify_to(const Op &op) {
   if (it == op.attrs.end() || !std::holds_alternative<DType>(it->second))
     return Status::error(op.describe() + ": needs a dtype attribute 'to'");
   return Status::ok();
+}
+
+Result<CastMode> cast_mode(const Op &op) {
+  CastMode m;
+  const int64_t sat = op.attr_int("saturate", 1);
+  if (sat != 0 && sat != 1)
+    return Status::error(fmt::format("{}: saturate must be 0 or 1, got {}", op.describe(), sat));
+  m.saturate = sat != 0;
+  const std::string round = op.attr_str("round_mode", "up");
+  if (round == "up") m.round = E8M0Round::up;
+  else if (round == "down") m.round = E8M0Round::down;
+  else if (round == "nearest") m.round = E8M0Round::nearest;
+  else
+    return Status::error(fmt::format("{}: round_mode must be up, down or nearest, got '{}'",
+                                     op.describe(), round));
+  return m;
+}
+
+Status verify_cast(const Op &op) {
+  KILN_TRY(verify_to(op));
+  return cast_mode(op).status();
 }
 
 Status infer_cast(InferCtx &ctx) {
@@ -111,7 +147,9 @@ Status infer_cast(InferCtx &ctx) {
 }
 
 Status eval_cast(EvalCtx &ctx) {
-  ctx.out = {cast_tensor(ctx.input(0), ctx.op.attr_dtype("to", ctx.input(0).dtype()))};
+  auto m = cast_mode(ctx.op);
+  if (!m) return ctx.error(m.status().message());
+  ctx.out = {cast_tensor(ctx.input(0), ctx.op.attr_dtype("to", ctx.input(0).dtype()), *m)};
   return Status::ok();
 }
 
@@ -120,6 +158,9 @@ Status eval_cast(EvalCtx &ctx) {
 Status infer_bitcast(InferCtx &ctx) {
   TensorType t = ctx.type(0);
   DType to = ctx.op.attr_dtype("to", t.dtype);
+  if (dtype_bits(to) < 8 || dtype_bits(t.dtype) < 8)
+    return ctx.error(fmt::format("cannot bitcast {} to {}: sub-byte dtypes are not supported",
+                                 dtype_name(t.dtype), dtype_name(to)));
   if (dtype_size(to) != dtype_size(t.dtype))
     return ctx.error(fmt::format("cannot bitcast {} to {}: element sizes differ",
                                  dtype_name(t.dtype), dtype_name(to)));
@@ -147,7 +188,7 @@ Status eval_bitcast(EvalCtx &ctx) {
 void register_misc_elementwise_ops(OpRegistry &r) {
   r.add(OpDef{.name = "kiln.where", .min_operands = 3, .max_operands = 3,
               .infer = infer_where, .eval = eval_where});
-  r.add(OpDef{.name = "kiln.cast", .min_operands = 1, .max_operands = 1, .verify = verify_to,
+  r.add(OpDef{.name = "kiln.cast", .min_operands = 1, .max_operands = 1, .verify = verify_cast,
               .infer = infer_cast, .eval = eval_cast});
   r.add(OpDef{.name = "kiln.bitcast", .min_operands = 1, .max_operands = 1, .verify = verify_to,
               .infer = infer_bitcast, .eval = eval_bitcast});

@@ -2,7 +2,14 @@
 // Operands: R (learning rate), T (step count), then per-tensor groups laid out as in ONNX
 // (X1..Xn, G1..Gn, and the optimiser state tensors). Results: the updated tensors in the
 // ONNX order.
+//
+// kiln.dropout(x, ratio f-scalar, training_mode bool-scalar) -> (y, mask bool): ONNX Dropout
+// whose training_mode (or ratio) is only known when the graph runs. Outside training, or with
+// ratio 0, y = x and the mask is all true; training with a ratio above 0 draws random numbers,
+// which kiln does not do: that is an error when it runs, never a made-up mask.
 #include "ops/misc_internal.h"
+
+#include <cstring>
 
 namespace kiln::misc {
 namespace {
@@ -91,7 +98,35 @@ Status eval_train(EvalCtx &ctx) {
 
 } // namespace
 
+Status infer_dropout(InferCtx &ctx) {
+  const TensorType &x = ctx.type(0);
+  KILN_TRY(expect_float(ctx.op, "input", x.dtype));
+  KILN_TRY(expect_float(ctx.op, "ratio", ctx.type(1).dtype));
+  if (ctx.type(2).dtype != DType::boolean)
+    return ctx.error(fmt::format("training_mode must be bool, got {}",
+                                 dtype_name(ctx.type(2).dtype)));
+  ctx.out = {x, TensorType{DType::boolean, x.dims, x.ranked}};
+  return Status::ok();
+}
+
+Status eval_dropout(EvalCtx &ctx) {
+  KILN_ASSIGN(double ratio, scalar_f64(ctx, 1, "ratio"));
+  KILN_ASSIGN(int64_t training, scalar_i64(ctx, 2, "training_mode"));
+  if (training && ratio != 0.0)
+    return ctx.error(fmt::format("training-mode Dropout with ratio {} draws random numbers, "
+                                 "which kiln does not implement",
+                                 ratio));
+  const Tensor &x = ctx.input(0);
+  Tensor mask(DType::boolean, x.shape());
+  if (mask.nbytes()) std::memset(mask.raw_mut(), 1, mask.nbytes());
+  ctx.out = {x, std::move(mask)};
+  return Status::ok();
+}
+
 void register_train_ops(OpRegistry &r) {
+  r.add(OpDef{.name = "kiln.dropout", .min_operands = 3, .max_operands = 3, .min_results = 2,
+              .max_results = 2, .infer = infer_dropout, .eval = eval_dropout,
+              .foldable = false});
   for (const char *name : {"kiln.adagrad", "kiln.adam", "kiln.momentum"}) {
     r.add(OpDef{
         .name = name,

@@ -28,6 +28,10 @@ inline void int_range(DType t, int64_t &lo, int64_t &hi) {
   case DType::u32: lo = 0; hi = std::numeric_limits<uint32_t>::max(); return;
   case DType::boolean: lo = 0; hi = 1; return;
   case DType::u64: lo = 0; hi = std::numeric_limits<int64_t>::max(); return;
+  case DType::i4:
+  case DType::u4:
+  case DType::i2:
+  case DType::u2: lo = int_lowest(t); hi = int_highest(t); return;
   default: lo = std::numeric_limits<int64_t>::min(); hi = std::numeric_limits<int64_t>::max(); return;
   }
 }

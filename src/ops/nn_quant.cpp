@@ -3,13 +3,19 @@
 //
 // kiln.quantize_linear(x, scale, zero_point?) -> q
 //   q = saturate(round_half_even(x / scale) + zero_point); q's dtype is zero_point's dtype,
-//   else attribute output_dtype (DType, default u8). Integer q dtypes only.
-// kiln.dequantize_linear(q, scale, zero_point?) -> (q - zero_point) * scale, scale's dtype.
+//   else attribute output_dtype (DType, default u8). Integer q dtypes (i4 / u4 / i2 / u2
+//   included, clamped to their range), or a float8 / float4 type: q = x / scale + zero_point
+//   in f32, rounded to nearest even to q's type; attribute saturate (default 1, float8 only)
+//   as kiln.cast has it.
+// kiln.dequantize_linear(q, scale, zero_point?) -> (q - zero_point) * scale, scale's dtype;
+//   q may be any type quantize_linear produces.
 // Both take axis (default 1) and block_size (default 0): scale (and zero_point) is a scalar /
 // 1-element tensor (per tensor), 1-D of x.shape[axis] (per axis, block_size 0), or x's rank
 // with dim axis = ceil(x.shape[axis] / block_size) and the other dims equal (blocked).
 // kiln.dynamic_quantize_linear(x f32) -> (y u8, scale f32 [], zero_point u8 []).
 #include "ops/nn_extra_internal.h"
+
+#include "support/narrow.h"
 
 #include <algorithm>
 #include <cmath>
@@ -61,8 +67,10 @@ Status check_zero_point(const Op &op, const TensorType &scale, const TensorType 
   return Status::ok();
 }
 
-const std::initializer_list<DType> kQuantTypes = {DType::i8,  DType::u8,  DType::i16,
-                                                  DType::u16, DType::i32, DType::u32};
+const std::initializer_list<DType> kQuantTypes = {
+    DType::i8, DType::u8,       DType::i16,        DType::u16,    DType::i32,
+    DType::u32, DType::i4,      DType::u4,         DType::i2,     DType::u2,
+    DType::f8e4m3fn, DType::f8e4m3fnuz, DType::f8e5m2, DType::f8e5m2fnuz, DType::f4e2m1};
 
 Status infer_quantize(InferCtx &ctx) {
   const TensorType &x = ctx.type(0);
@@ -86,11 +94,19 @@ Status eval_quantize(EvalCtx &ctx) {
   Tensor y(out_t, x.shape());
   // Divide in the input's precision (f32 for f32/f16/bf16), as the ONNX reference does.
   const bool single = x.dtype() != DType::f64 && s.dtype() != DType::f64;
+  const int64_t sat = ctx.op.attr_int("saturate", 1);
+  if (sat != 0 && sat != 1) return ctx.error(fmt::format("saturate must be 0 or 1, got {}", sat));
   for (int64_t i = 0; i < x.numel(); ++i) {
     const int64_t k = si[static_cast<size_t>(i)];
     double q = single ? static_cast<double>(static_cast<float>(x.get_f64(i)) /
                                             static_cast<float>(s.get_f64(k)))
                       : x.get_f64(i) / s.get_f64(k);
+    if (is_narrow_float(out_t)) {
+      // No integer rounding: the sum (in f32) is rounded once, to the float8 / float4 type.
+      const double z = zp ? zp->get_f64(k) : 0.0;
+      y.set_f64(i, static_cast<double>(static_cast<float>(q) + static_cast<float>(z)), sat != 0);
+      continue;
+    }
     q = std::nearbyint(q) + static_cast<double>(zp ? zp->get_i64(k) : 0);
     y.set_i64(i, round_saturate(q, out_t));
   }
@@ -118,6 +134,12 @@ Status eval_dequantize(EvalCtx &ctx) {
   Tensor y(s.dtype(), x.shape());
   for (int64_t i = 0; i < x.numel(); ++i) {
     const int64_t k = si[static_cast<size_t>(i)];
+    if (is_narrow_float(x.dtype())) { // float8 / float4: (x - zero_point) * scale in f32
+      const float d = static_cast<float>(x.get_f64(i)) -
+                      static_cast<float>(zp ? zp->get_f64(k) : 0.0);
+      y.set_f64(i, static_cast<double>(d * static_cast<float>(s.get_f64(k))));
+      continue;
+    }
     const int64_t q = x.get_i64(i) - (zp ? zp->get_i64(k) : 0);
     y.set_f64(i, static_cast<double>(q) * s.get_f64(k));
   }

@@ -49,6 +49,18 @@ const char *descr_of(DType t) {
   case DType::i64: return "<i8";
   case DType::u64: return "<u8";
   case DType::boolean: return "|b1";
+  // numpy has no narrow types: one byte an element, as kiln holds them (the float8 / float4 /
+  // e8m0 bit patterns as uint8, i4 / i2 values as int8, u4 / u2 values as uint8).
+  case DType::i4:
+  case DType::i2: return "|i1";
+  case DType::u4:
+  case DType::u2:
+  case DType::f8e4m3fn:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2:
+  case DType::f8e5m2fnuz:
+  case DType::f4e2m1:
+  case DType::f8e8m0: return "|u1";
   }
   return "?";
 }

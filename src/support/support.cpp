@@ -18,6 +18,8 @@ int64_t int_lowest(DType t) {
   case DType::i16: return std::numeric_limits<int16_t>::min();
   case DType::i32: return std::numeric_limits<int32_t>::min();
   case DType::i64: return std::numeric_limits<int64_t>::min();
+  case DType::i4: return -8;
+  case DType::i2: return -2;
   default: return 0; // unsigned, bool and float
   }
 }
@@ -33,7 +35,22 @@ int64_t int_highest(DType t) {
   case DType::i64: return std::numeric_limits<int64_t>::max();
   case DType::u64: return -1; // all bits set
   case DType::boolean: return 1;
+  case DType::i4: return 7;
+  case DType::u4: return 15;
+  case DType::i2: return 1;
+  case DType::u2: return 3;
   default: return 0;
+  }
+}
+
+int dtype_bits(DType t) {
+  switch (t) {
+  case DType::i4:
+  case DType::u4:
+  case DType::f4e2m1: return 4;
+  case DType::i2:
+  case DType::u2: return 2;
+  default: return 8 * static_cast<int>(dtype_size(t));
   }
 }
 

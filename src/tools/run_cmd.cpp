@@ -4,6 +4,7 @@
 #include "frontend/model_import.h"
 #include "frontend/onnx/importer.h"
 #include "support/limits.h"
+#include "support/narrow.h"
 #include "support/npy.h"
 #include "tools/device_runner.h"
 #include "tools/tools.h"
@@ -29,6 +30,25 @@ Result<Tensor> load_tensor_file(const std::string &path) {
   return t;
 }
 
+// numpy has no narrow dtypes: a .npy of uint8 / int8 (one element a byte, as save_npy writes
+// them) stands for an input of a narrow dtype. Its bytes are checked against the dtype.
+Result<Tensor> adopt_narrow(const std::string &name, Tensor t, DType want) {
+  if (!is_narrow(want) || t.dtype() == want) return t;
+  const bool signed_int = want == DType::i4 || want == DType::i2;
+  if (t.dtype() != (signed_int ? DType::i8 : DType::u8))
+    return Status::error(fmt::format("input '{}': a {} input is given as a .npy of {}, got {}",
+                                     name, dtype_name(want), signed_int ? "int8" : "uint8",
+                                     dtype_name(t.dtype())));
+  Tensor r(want, t.shape());
+  const uint8_t *p = t.data<uint8_t>();
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (!narrow_byte_valid(want, p[i]))
+      return Status::error(fmt::format("input '{}': element {} ({}) is out of range for {}", name,
+                                       i, t.get_i64(i), dtype_name(want)));
+  if (t.nbytes()) std::memcpy(r.raw_mut(), t.raw(), t.nbytes());
+  return r;
+}
+
 Status save_npy(const std::string &path, const Tensor &t) {
   return write_npy(path, t.dtype(), t.shape(), t.raw(), t.nbytes());
 }
@@ -49,7 +69,14 @@ Compare compare_tensors(const Tensor &got, const Tensor &want, double rtol, doub
   for (int64_t i = 0; i < got.numel(); ++i) {
     bool ok;
     double err = 0;
-    if (is_float(got.dtype())) {
+    if (is_narrow_float(got.dtype())) {
+      // float8 / float4 / e8m0 values are compared exactly (one step of these types is far
+      // beyond any tolerance); every NaN pattern matches every other, and -0 matches 0.
+      double a = got.get_f64(i), b = want.get_f64(i);
+      ok = (std::isnan(a) && std::isnan(b)) || a == b;
+      if (!ok && !std::isnan(a) && !std::isnan(b))
+        c.max_abs = std::max(c.max_abs, std::fabs(a - b));
+    } else if (is_float(got.dtype())) {
       double a = got.get_f64(i), b = want.get_f64(i);
       if (std::isnan(a) || std::isnan(b)) ok = std::isnan(a) && std::isnan(b);
       else if (std::isinf(a) || std::isinf(b)) ok = a == b;
@@ -156,7 +183,8 @@ Status run(const RunArgs &a) {
     if (it == given.end())
       return Status::error(fmt::format("input '{}' ({}) is missing; pass --input {}=FILE.npy",
                                        pname, ptype.str(), pname));
-    inputs.push_back(it->second);
+    KILN_ASSIGN(Tensor t, adopt_narrow(pname, std::move(it->second), ptype.dtype));
+    inputs.push_back(std::move(t));
     given.erase(it);
   }
   if (!given.empty())
@@ -202,6 +230,7 @@ Status run(const RunArgs &a) {
     auto g = golden.find(name);
     if (g != golden.end()) {
       KILN_ASSIGN(Tensor want, load_tensor_file(g->second));
+      KILN_ASSIGN(want, adopt_narrow(name, std::move(want), t.dtype()));
       Compare c = compare_tensors(t, want, a.rtol, a.atol);
       fmt::print("  vs golden: max abs err {:.3g}, max rel err {:.3g} (rtol {}, atol {}): {}\n",
                  c.max_abs, c.max_rel, a.rtol, a.atol, c.ok ? "OK" : "MISMATCH " + c.reason);

@@ -2,6 +2,7 @@
 // element; operand indices come from constant-stride index math.
 #include "compiler/lowering/float_math.h"
 #include "compiler/lowering/lower.h"
+#include "support/narrow.h"
 
 #include <fmt/format.h>
 
@@ -209,10 +210,44 @@ Status lower_where(LowerCtx &c, const Op &op) {
                    [&](const std::vector<Expr> &x) { return elementwise_expr(op, x); });
 }
 
+// To i4 / u4 / i2 / u2 (held as i8 / u8): the value as i32 (floats truncated toward zero), then
+// wrapped to the narrow width, sign-extended for i4 / i2, as the reference executor does.
+Expr wrap_narrow(DType dt, ScalarType to, const Expr &v) {
+  Expr w = v.type() == ScalarType::boolean ? select(v, i32(1), i32(0)) : cast(ScalarType::i32, v);
+  const int64_t bits = dtype_bits(dt);
+  w = w & i32((int64_t(1) << bits) - 1);
+  if (is_signed_int(dt)) w = (w ^ i32(int64_t(1) << (bits - 1))) - i32(int64_t(1) << (bits - 1));
+  return cast(to, w);
+}
+
+// From float8 / float4 / e8m0 (held as their u8 bit pattern) to a float type: a lookup in a
+// 256-entry f32 table of the decoded values (exact: every such value is an f32, NaN and inf
+// included), computed on the host by the reference's decoder.
+Status lower_cast_from_narrow_float(LowerCtx &c, const Op &op, ScalarType to) {
+  const DType from = op.operands[0]->type.dtype, dt = op.results[0]->type.dtype;
+  if (!is_float(dt))
+    return unsupported(op, fmt::format("a cast from {} to {}", dtype_name(from), dtype_name(dt)));
+  Tensor table(DType::f32, {256});
+  for (int b = 0; b < 256; ++b) // float4 uses the low nibble only
+    table.data_mut<float>()[b] = static_cast<float>(
+        narrow_float_to_f64(from, static_cast<uint8_t>(from == DType::f4e2m1 ? b & 0xF : b)));
+  const int tb = c.new_constant(std::move(table));
+  GridKernel g(c, op, "cast_" + std::string(dtype_name(from)));
+  KILN_ASSIGN(BufferVar x, g.in(op.operands[0]));
+  const BufferVar t = g.scratch(tb, ScalarType::f32, false);
+  KILN_ASSIGN(BufferVar o, g.out(op.results[0]));
+  return g.finish(shape_numel(op.results[0]->type.dims), [&](Expr i) -> Result<Stmt> {
+    return g.store(o, i, cast(to, load(t, cast(ScalarType::i32, load(x, i)))));
+  });
+}
+
 Status lower_cast(LowerCtx &c, const Op &op) {
-  KILN_ASSIGN(ScalarType to, scalar_type(op, op.results[0]->type.dtype));
-  return lower_map(c, op, {op.operands[0]}, [to](const std::vector<Expr> &x) -> Result<Expr> {
+  const DType dt = op.results[0]->type.dtype;
+  KILN_ASSIGN(ScalarType to, scalar_type(op, dt));
+  if (is_narrow_float(op.operands[0]->type.dtype)) return lower_cast_from_narrow_float(c, op, to);
+  return lower_map(c, op, {op.operands[0]}, [to, dt](const std::vector<Expr> &x) -> Result<Expr> {
     const Expr &v = x[0];
+    if (is_narrow_int(dt)) return wrap_narrow(dt, to, v);
     if (to == ScalarType::boolean) {
       if (v.type() == ScalarType::boolean) return v;
       return v != k(v, 0);

@@ -4,6 +4,7 @@
 //   kiln.matmul_integer / kiln.qlinear_matmul (i32 accumulation of zero-point corrected
 //   values; the reference accumulates in i64, which only differs past 2^31).
 #include "compiler/families/kernel_helpers.h"
+#include "support/narrow.h"
 
 #include <fmt/format.h>
 
@@ -67,6 +68,12 @@ Status lower_quantize(LowerCtx &c, const Op &op) {
     Expr q = cast(rt, call(Intrinsic::round_even,
                            {call(Intrinsic::div_exact, {xval, cast(dt, load(S, kv))})}));
     if (Z.index >= 0) q = q + cast(rt, load(Z, kv));
+    const DType yd = op.results[0]->type.dtype;
+    if (is_narrow_int(yd)) { // held as i8 / u8: clamp to the narrow range first (NaN stays)
+      const Expr lo = make_const(rt, static_cast<double>(int_lowest(yd)));
+      const Expr hi = make_const(rt, static_cast<double>(int_highest(yd)));
+      q = select(q < lo, lo, select(q > hi, hi, q));
+    }
     s.push_back(store(Y, i, round_saturate(q, Y.elem)));
     return block(s);
   });
@@ -84,6 +91,26 @@ Status lower_dequantize(LowerCtx &c, const Op &op) {
     KILN_ASSIGN(Z, g.in(zv));
   }
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  const DType xt = xv->type.dtype;
+  if (is_narrow_float(xt)) { // float8 / float4: decoded by table, (x - zero_point) * scale in f32
+    Tensor table(DType::f32, {256});
+    for (int b = 0; b < 256; ++b)
+      table.data_mut<float>()[b] = static_cast<float>(
+          narrow_float_to_f64(xt, static_cast<uint8_t>(xt == DType::f4e2m1 ? b & 0xF : b)));
+    const BufferVar T = g.scratch(c.new_constant(std::move(table)), ScalarType::f32, false);
+    auto decode = [&](const BufferVar &b, const Expr &at) {
+      return load(T, cast(ScalarType::i32, load(b, at)));
+    };
+    return g.finish(shape_numel(xd), [&](Expr i) -> Result<Stmt> {
+      KILN_ASSIGN(Expr k, scale_index(op, xd, sv->type.dims, i));
+      std::vector<Stmt> s;
+      Expr kv = def(g, s, "k", k);
+      Expr d = decode(X, i);
+      if (Z.index >= 0) d = d - decode(Z, kv);
+      s.push_back(store(Y, i, cast(Y.elem, d * cast(ScalarType::f32, load(S, kv)))));
+      return block(s);
+    });
+  }
   // q - zero_point exactly: i32 for 8/16-bit inputs, i64 for 32-bit ones.
   const ScalarType it = wide(X.elem) ? ScalarType::i64 : ScalarType::i32;
   if (it == ScalarType::i64 && !c.target().int64)

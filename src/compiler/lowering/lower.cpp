@@ -30,6 +30,21 @@ Result<ScalarType> scalar_type(const Op &op, DType t) {
   case DType::u64: return ScalarType::u64;
   case DType::boolean: return ScalarType::boolean;
   case DType::bf16: break;
+  // Narrow integers are held one a byte, sign-extended / in range, so kernels read them as
+  // i8 / u8 exactly; only ops that wrap or clamp (cast, quantize_linear) or copy elements may
+  // produce them (check_narrow_result in compiler.cpp).
+  case DType::i4:
+  case DType::i2: return ScalarType::i8;
+  case DType::u4:
+  case DType::u2: return ScalarType::u8;
+  // float8 / float4 / e8m0 are held as their bit pattern: only data movement and the decoding
+  // lowerings (cast to a float, dequantize_linear) may see them (check_narrow in compiler.cpp).
+  case DType::f8e4m3fn:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2:
+  case DType::f8e5m2fnuz:
+  case DType::f4e2m1:
+  case DType::f8e8m0: return ScalarType::u8;
   }
   return Status::error(fmt::format("{}: dtype {} has no Vulkan lowering yet", op.describe(),
                                    dtype_name(t)));

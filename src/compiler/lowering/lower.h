@@ -51,7 +51,9 @@ void add_quantize_lowerings(LoweringTable &t);
 void add_resize_lowerings(LoweringTable &t);   // resize.cpp
 void add_crop_pad_lowerings(LoweringTable &t); // crop_pad.cpp: center_crop_pad
 
-// Element type of a tensor in kernels; bf16 has no kernel type yet (error naming the op).
+// Element type of a tensor in kernels; bf16 has no kernel type yet (error naming the op). The
+// narrow types are held one a byte: i4 / i2 as i8, u4 / u2 as u8, float8 / float4 / e8m0 as
+// their u8 bit pattern (which ops may see them: check_narrow in compiler.cpp).
 Result<kir::ScalarType> scalar_type(const Op &op, DType t);
 
 // Rewrites `k` so that no binding covers more than the target's storage buffer range: a

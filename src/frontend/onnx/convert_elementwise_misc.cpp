@@ -28,6 +28,20 @@ Result<Value *> true_like(NodeCtx &c, Value *x) {
   return c.op("kiln.or", {nan, not_nan});
 }
 
+// Dropout whose training_mode is a graph input: kiln.dropout decides when it runs (identity
+// outside training or with ratio 0, an error otherwise).
+Outs dropout_at_run_time(NodeCtx &c, Value *x, double attr_ratio) {
+  Value *ratio = c.has_input(1) ? c.input(1) : nullptr;
+  if (!ratio) ratio = c.builder().scalar_f(DType::f32, attr_ratio);
+  if (ratio->type.ranked && ratio->type.rank() != 0)
+    return c.error(fmt::format("ratio must be a scalar, got {}", ratio->type.str()));
+  if (c.input(2)->type.ranked && c.input(2)->type.rank() != 0)
+    return c.error(fmt::format("training_mode must be a scalar, got {}", c.input(2)->type.str()));
+  KILN_ASSIGN(auto outs, c.op_n("kiln.dropout", {x, ratio, c.input(2)}, {}, 2));
+  if (c.num_outputs < 2 || !c.output_used[1]) outs.resize(1);
+  return outs;
+}
+
 Outs dropout(NodeCtx &c) {
   KILN_ASSIGN(Value * x, required(c, 0));
   double ratio = c.attr_float("ratio", 0.5);
@@ -40,8 +54,8 @@ Outs dropout(NodeCtx &c) {
     }
     if (c.has_input(2)) {
       const Tensor *tm = c.const_input(2);
-      if (!tm || tm->numel() != 1)
-        return c.error("a training_mode input that is not a constant scalar is not supported");
+      if (!tm) return dropout_at_run_time(c, x, ratio);
+      if (tm->numel() != 1) return c.error("training_mode must be a scalar");
       training = tm->get_i64(0) != 0;
     }
   } else if (c.opset < 7) {
@@ -92,9 +106,19 @@ Outs clip(NodeCtx &c) {
   return std::vector<Value *>{v};
 }
 
+// Cast / CastLike. saturate (opset 19+) matters only for float8 targets and round_mode
+// (opset 24+) only for float8e8m0; kiln.cast carries them when they differ from the defaults.
 Outs cast_to(NodeCtx &c, Value *x, DType to) {
   if (x->type.dtype == to) return std::vector<Value *>{x};
-  return single(c, "kiln.cast", {x}, {{"to", to}});
+  AttrMap a{{"to", to}};
+  const int64_t sat = c.attr_int("saturate", 1);
+  if (sat != 0 && sat != 1) return c.error(fmt::format("saturate must be 0 or 1, got {}", sat));
+  if (sat == 0) a["saturate"] = int64_t(0);
+  const std::string round = c.attr_str("round_mode", "up");
+  if (round != "up" && round != "down" && round != "nearest")
+    return c.error(fmt::format("round_mode must be up, down or nearest, got '{}'", round));
+  if (round != "up") a["round_mode"] = round;
+  return single(c, "kiln.cast", {x}, std::move(a));
 }
 
 Outs cast(NodeCtx &c) {

@@ -1,6 +1,6 @@
 // ONNX converters for quantisation: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
-// QLinearMatMul, QLinearConv. float8 / int4 / int2 / float4 types are rejected at import
-// (unsupported dtypes) or here (output_dtype).
+// QLinearMatMul, QLinearConv. QuantizeLinear / DequantizeLinear take the float8, float4 and
+// int4 / uint4 / int2 / uint2 types (kiln.quantize_linear checks the combination).
 #include "frontend/onnx/convert_nn_extra_internal.h"
 
 #include <fmt/format.h>
@@ -26,6 +26,9 @@ Outs convert_quantize(NodeCtx &c) {
       return c.error("output_dtype does not match the zero point's dtype");
     a["output_dtype"] = dt;
   }
+  const int64_t sat = c.attr_int("saturate", 1);
+  if (sat != 0 && sat != 1) return c.error(fmt::format("saturate must be 0 or 1, got {}", sat));
+  if (sat == 0) a["saturate"] = int64_t(0);
   if (c.has_attr("precision") && c.attr_int("precision", 0) != 0)
     return c.error("attribute 'precision' is not supported");
   return one(c.op("kiln.quantize_linear", {c.input(0), c.input(1), c.input(2)}, a));

@@ -3,6 +3,8 @@
 #include "frontend/onnx/convert.h"
 #include "frontend/onnx/importer.h"
 
+#include "support/narrow.h"
+
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
@@ -27,6 +29,17 @@ std::optional<DType> dtype_from_onnx(int64_t code) {
   case 12: return DType::u32;
   case 13: return DType::u64;
   case 16: return DType::bf16;
+  // Codes past the onnx 1.12 schema kiln builds against, read by number (onnx.proto 1.18+).
+  case 17: return DType::f8e4m3fn;
+  case 18: return DType::f8e4m3fnuz;
+  case 19: return DType::f8e5m2;
+  case 20: return DType::f8e5m2fnuz;
+  case 21: return DType::u4;
+  case 22: return DType::i4;
+  case 23: return DType::f4e2m1;
+  case 24: return DType::f8e8m0;
+  case 25: return DType::u2;
+  case 26: return DType::i2;
   default: return std::nullopt;
   }
 }
@@ -100,6 +113,40 @@ Result<std::string> read_external(const onnx::TensorProto &t, const std::string 
   return buf;
 }
 
+// i4 / u4 / f4e2m1 (two a byte) and i2 / u2 (four a byte), packed low bits first in raw_data,
+// external data or int32_data (one packed byte a value there); kiln holds one a byte.
+Result<Tensor> decode_packed(const onnx::TensorProto &t, const std::string &tname,
+                             const std::string &base_dir, Tensor out) {
+  const DType dt = out.dtype();
+  const int64_t n = out.numel();
+  const size_t need = packed_bytes(dt, n);
+  std::string bytes;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    KILN_ASSIGN(bytes, read_external(t, base_dir, need));
+  } else if (t.has_raw_data()) {
+    bytes = t.raw_data();
+  } else {
+    if (static_cast<size_t>(t.int32_data_size()) != need)
+      return Status::error(fmt::format("tensor '{}': {} {} values need {} packed int32_data "
+                                       "entries, got {}", tname, n, dtype_name(dt), need,
+                                       t.int32_data_size()));
+    bytes.resize(need);
+    for (size_t i = 0; i < need; ++i) {
+      const int32_t v = t.int32_data(static_cast<int>(i));
+      if (v < 0 || v > 0xFF)
+        return Status::error(fmt::format("tensor '{}': int32_data[{}] = {} is not a packed "
+                                         "byte", tname, i, v));
+      bytes[i] = static_cast<char>(v);
+    }
+  }
+  std::string why = unpack_narrow(dt, reinterpret_cast<const uint8_t *>(bytes.data()),
+                                  bytes.size(), n, out.data_mut<uint8_t>());
+  if (!why.empty())
+    return Status::error(fmt::format("tensor '{}' of shape [{}]: {}", tname,
+                                     shape_str(out.shape()), why));
+  return out;
+}
+
 } // namespace
 
 Result<Tensor> decode_tensor(const onnx::TensorProto &t, const std::string &base_dir,
@@ -119,6 +166,7 @@ Result<Tensor> decode_tensor(const onnx::TensorProto &t, const std::string &base
     return Status::error(fmt::format("tensor '{}' of shape [{}] has {} values, {} expected", tname,
                                      shape_str(shape), got, n));
   };
+  if (dtype_bits(*dt) < 8) return decode_packed(t, tname, base_dir, std::move(out));
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     KILN_ASSIGN(std::string buf, read_external(t, base_dir, need));
     if (need) std::memcpy(out.raw_mut(), buf.data(), need);
@@ -148,6 +196,20 @@ Result<Tensor> decode_tensor(const onnx::TensorProto &t, const std::string &base
   case DType::u64:
     if (t.uint64_data_size() != n) return count_error(t.uint64_data_size());
     for (int64_t i = 0; i < n; ++i) out.set_i64(i, static_cast<int64_t>(t.uint64_data(i)));
+    break;
+  case DType::f8e4m3fn:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2:
+  case DType::f8e5m2fnuz:
+  case DType::f8e8m0:
+    // Bit patterns, one a value in int32_data.
+    if (t.int32_data_size() != n) return count_error(t.int32_data_size());
+    for (int64_t i = 0; i < n; ++i) {
+      if (t.int32_data(i) < 0 || t.int32_data(i) > 0xFF)
+        return Status::error(fmt::format("tensor '{}': int32_data[{}] = {} is not an 8-bit {} "
+                                         "pattern", tname, i, t.int32_data(i), dtype_name(*dt)));
+      out.data_mut<uint8_t>()[i] = static_cast<uint8_t>(t.int32_data(i));
+    }
     break;
   case DType::f16:
   case DType::bf16:

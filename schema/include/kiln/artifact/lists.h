@@ -15,7 +15,12 @@
 /* X(id, text, api, bytes, c_enum, fb): `id` names kiln::DType::id and kiln::fb::DType::fb;
  * `text` is the graph IR's spelling, `api` kiln_dtype_name's; `bytes` per element (booleans
  * one byte). The position is the value in the artifact, the C API and kiln::DType. Append
- * only (artifacts store the value). */
+ * only (artifacts store the value).
+ *
+ * The narrow types after bool are held one element per byte everywhere in kiln (tensors, .npy,
+ * the artifact, the C API): i4/i2 as a sign-extended int8, u4/u2 as a uint8 in range, the
+ * float8/float4/e8m0 types as their bit pattern in the low bits. Only the ONNX importer sees
+ * them packed (two 4-bit or four 2-bit elements a byte, low bits first). */
 #define KILN_DTYPES(X)                                                                          \
   X(f32, "f32", "f32", 4, KILN_F32, f32)                                                        \
   X(f16, "f16", "f16", 2, KILN_F16, f16)                                                        \
@@ -29,7 +34,17 @@
   X(u32, "u32", "u32", 4, KILN_U32, u32)                                                        \
   X(i64, "i64", "i64", 8, KILN_I64, i64)                                                        \
   X(u64, "u64", "u64", 8, KILN_U64, u64)                                                        \
-  X(boolean, "i1", "bool", 1, KILN_BOOL, bool_)
+  X(boolean, "i1", "bool", 1, KILN_BOOL, bool_)                                                \
+  X(i4, "i4", "i4", 1, KILN_I4, i4)                                                             \
+  X(u4, "u4", "u4", 1, KILN_U4, u4)                                                             \
+  X(i2, "i2", "i2", 1, KILN_I2, i2)                                                             \
+  X(u2, "u2", "u2", 1, KILN_U2, u2)                                                             \
+  X(f8e4m3fn, "f8e4m3fn", "f8e4m3fn", 1, KILN_F8E4M3FN, f8e4m3fn)                               \
+  X(f8e4m3fnuz, "f8e4m3fnuz", "f8e4m3fnuz", 1, KILN_F8E4M3FNUZ, f8e4m3fnuz)                     \
+  X(f8e5m2, "f8e5m2", "f8e5m2", 1, KILN_F8E5M2, f8e5m2)                                         \
+  X(f8e5m2fnuz, "f8e5m2fnuz", "f8e5m2fnuz", 1, KILN_F8E5M2FNUZ, f8e5m2fnuz)                     \
+  X(f4e2m1, "f4e2m1", "f4e2m1", 1, KILN_F4E2M1, f4e2m1)                                         \
+  X(f8e8m0, "f8e8m0", "f8e8m0", 1, KILN_F8E8M0, f8e8m0)
 
 /* Yes/no device features a kernel may need: X(field, name). `field` names the member of
  * kir::TargetDesc (offered), kir::Requirements and the runtime's Requirements (needed), the
