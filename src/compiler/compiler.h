@@ -61,6 +61,7 @@ struct CompileStats {
   int matrix_contractions = 0;
   int split_k_contractions = 0; // tiled contractions among them run as split-K
   int shifted_rows_contractions = 0; // matrix convolutions among them run as shifted rows
+  int im2col_contractions = 0;       // ... or as im2col (too few channels for shifted rows)
   // Row reductions (softmax, normalisation, reduce) per strategy; the split path of long rows
   // is not counted.
   int naive_row_reductions = 0;
@@ -68,6 +69,7 @@ struct CompileStats {
   // Windows (max / average / Lp pooling, depthwise convolution) per strategy.
   int naive_windows = 0;
   int window_rows_windows = 0;
+  int depthwise_rows_windows = 0; // window_rows depthwise convolutions run as whole rows (cpu)
   // Barriers between commands (a command that waits for all earlier ones); commands between
   // two barriers run together.
   int barriers = 0;

@@ -73,7 +73,7 @@ TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
   Value *cat = t.op("kiln.concat", {t.op("kiln.relu", {a}), b}, {{"axis", int64_t(1)}});
   Value *line = t.op("kiln.conv", {x1, weights({7, 12, 5})},
                      {{"pads", std::vector<int64_t>{2, 2}}});
-  // Strided (phase planes), a strided 1x1; three input channels stay staged.
+  // Strided (phase planes), a strided 1x1; three input channels go through im2col.
   Value *x3 = t.param(DType::f32, {2, 3, 17, 20}, "x3");
   Value *x4 = t.param(DType::f32, {2, 4, 17, 20}, "x4");
   Value *s2 = t.op("kiln.conv", {x3, weights({16, 3, 3, 3})},
@@ -89,6 +89,50 @@ TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
   CompileStats stats;
   expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu(), {}, &stats);
   EXPECT_EQ(stats.shifted_rows_contractions, 5);
+  EXPECT_EQ(stats.im2col_contractions, 1);
+}
+
+// Depthwise convolutions whose output rows are 32 or more wide run as whole rows (taps as runs
+// along the row, clipped at the padding); narrower ones keep the window-rows kernel. Stride,
+// asymmetric pads, dilation, a 5x3 kernel, with and without bias, a fused clip; and an im2col
+// convolution of 1 and of 6 channels, strided and dilated, with weights that are a graph
+// input (not packed).
+TEST(CpuBackend, DepthwiseRowsAndIm2colMatchTheReference) {
+  TestModule t;
+  std::mt19937 rng(5);
+  auto weights = [&](Shape s) {
+    Tensor w(DType::f32, s);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (int64_t i = 0; i < w.numel(); ++i) w.set_f64(i, u(rng));
+    return t.b.constant(std::move(w));
+  };
+  Value *x = t.param(DType::f32, {2, 6, 9, 40}, "x");
+  Value *bias = t.param(DType::f32, {6}, "bias");
+  Value *d1 = t.op("kiln.conv", {x, weights({6, 1, 3, 3}), bias},
+                   {{"group", int64_t(6)}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  Value *clipped = t.op("kiln.relu", {d1});
+  Value *x2 = t.param(DType::f32, {1, 4, 11, 83}, "x2");
+  Value *d2 = t.op("kiln.conv", {x2, weights({4, 1, 5, 3})},
+                   {{"group", int64_t(4)},
+                    {"pads", std::vector<int64_t>{2, 0, 1, 3}},
+                    {"strides", std::vector<int64_t>{2, 2}},
+                    {"dilations", std::vector<int64_t>{1, 2}}});
+  Value *d3 = t.op("kiln.conv", {x2, weights({4, 1, 3, 3})},
+                   {{"group", int64_t(4)}, {"strides", std::vector<int64_t>{3, 3}}}); // 27 wide
+  Value *x3 = t.param(DType::f32, {1, 1, 20, 45}, "x3");
+  Value *c1 = t.op("kiln.conv", {x3, weights({5, 1, 4, 4})},
+                   {{"pads", std::vector<int64_t>{1, 2, 3, 0}},
+                    {"strides", std::vector<int64_t>{2, 1}}});
+  Value *x6 = t.param(DType::f32, {2, 6, 12, 15}, "x6");
+  Value *w6 = t.param(DType::f32, {3, 6, 3, 3}, "w6");
+  Value *c6 = t.op("kiln.conv", {x6, w6},
+                   {{"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                    {"dilations", std::vector<int64_t>{2, 1}}});
+  t.g->results = {clipped, d2, d3, c1, c6};
+  CompileStats stats;
+  expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu(), {}, &stats);
+  EXPECT_EQ(stats.depthwise_rows_windows, 2);
+  EXPECT_EQ(stats.im2col_contractions, 2);
 }
 
 std::vector<uint8_t> compile_unary(const char *op, const kir::TargetDesc &target) {
