@@ -231,7 +231,7 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     stats->split_k_contractions = c.split_k_count();
     stats->shifted_rows_contractions = c.shifted_rows_count();
     stats->im2col_contractions = c.im2col_count();
-    stats->depthwise_rows_windows = c.depthwise_rows_count();
+    stats->whole_rows_windows = c.whole_rows_count();
     stats->naive_row_reductions = c.row_strategy_count(RowStrategy::naive);
     stats->workgroup_row_reductions = c.row_strategy_count(RowStrategy::workgroup_rows);
     stats->naive_windows = c.window_strategy_count(WindowStrategy::naive);

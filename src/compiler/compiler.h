@@ -69,7 +69,7 @@ struct CompileStats {
   // Windows (max / average / Lp pooling, depthwise convolution) per strategy.
   int naive_windows = 0;
   int window_rows_windows = 0;
-  int depthwise_rows_windows = 0; // window_rows depthwise convolutions run as whole rows (cpu)
+  int whole_rows_windows = 0; // window_rows windows run as whole rows (cpu: depthwise, max pool)
   // Barriers between commands (a command that waits for all earlier ones); commands between
   // two barriers run together.
   int barriers = 0;

@@ -143,7 +143,7 @@ Status compile(const CompileArgs &a) {
                                             {"workgroup_rows", stats.workgroup_row_reductions}}},
                         {"windows", {{"naive", stats.naive_windows},
                                      {"window_rows", stats.window_rows_windows},
-                                     {"depthwise_rows", stats.depthwise_rows_windows}}},
+                                     {"whole_rows", stats.whole_rows_windows}}},
                         {"parallel", {{"naive", stats.naive_parallel},
                                       {"blocked", stats.blocked_parallel}}},
                         {"naive_transient_bytes", naive_transient_bytes(module->main()->body)}};

@@ -49,6 +49,14 @@ TEST(CpuBackend, ReductionsPoolsAndElementwiseMatchTheReference) {
   expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu());
 }
 
+// A constant of shape `s`, uniform in [-1, 1].
+Value *random_weights(TestModule &t, std::mt19937 &rng, Shape s) {
+  Tensor w(DType::f32, s);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (int64_t i = 0; i < w.numel(); ++i) w.set_f64(i, u(rng));
+  return t.b.constant(std::move(w));
+}
+
 // Convolutions of one group with constant weights run as shifted rows (a padded copy of the
 // input in phase planes, taps x channels multiplied straight from it): asymmetric pads,
 // dilation, strides, channels padded to 4, several images, 1-D and 2-D, a fused bias + relu,
@@ -56,12 +64,7 @@ TEST(CpuBackend, ReductionsPoolsAndElementwiseMatchTheReference) {
 TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
   TestModule t;
   std::mt19937 rng(11);
-  auto weights = [&](Shape s) {
-    Tensor w(DType::f32, s);
-    std::uniform_real_distribution<float> u(-1, 1);
-    for (int64_t i = 0; i < w.numel(); ++i) w.set_f64(i, u(rng));
-    return t.b.constant(std::move(w));
-  };
+  auto weights = [&](Shape s) { return random_weights(t, rng, std::move(s)); };
   Value *x = t.param(DType::f32, {2, 8, 13, 70}, "x");
   Value *x1 = t.param(DType::f32, {1, 12, 37}, "x1");
   Value *bias = t.param(DType::f32, {20}, "bias");
@@ -92,7 +95,7 @@ TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
   EXPECT_EQ(stats.im2col_contractions, 1);
 }
 
-// Depthwise convolutions whose output rows are 32 or more wide run as whole rows (taps as runs
+// Depthwise convolutions and max pools whose output rows are 32 or more wide run as whole rows (taps as runs
 // along the row, clipped at the padding); narrower ones keep the window-rows kernel. Stride,
 // asymmetric pads, dilation, a 5x3 kernel, with and without bias, a fused clip; and an im2col
 // convolution of 1 and of 6 channels, strided and dilated, with weights that are a graph
@@ -100,12 +103,7 @@ TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
 TEST(CpuBackend, DepthwiseRowsAndIm2colMatchTheReference) {
   TestModule t;
   std::mt19937 rng(5);
-  auto weights = [&](Shape s) {
-    Tensor w(DType::f32, s);
-    std::uniform_real_distribution<float> u(-1, 1);
-    for (int64_t i = 0; i < w.numel(); ++i) w.set_f64(i, u(rng));
-    return t.b.constant(std::move(w));
-  };
+  auto weights = [&](Shape s) { return random_weights(t, rng, std::move(s)); };
   Value *x = t.param(DType::f32, {2, 6, 9, 40}, "x");
   Value *bias = t.param(DType::f32, {6}, "bias");
   Value *d1 = t.op("kiln.conv", {x, weights({6, 1, 3, 3}), bias},
@@ -128,10 +126,22 @@ TEST(CpuBackend, DepthwiseRowsAndIm2colMatchTheReference) {
   Value *c6 = t.op("kiln.conv", {x6, w6},
                    {{"pads", std::vector<int64_t>{1, 1, 1, 1}},
                     {"dilations", std::vector<int64_t>{2, 1}}});
-  t.g->results = {clipped, d2, d3, c1, c6};
+  // Max pools: 35-wide rows (whole rows), with ceil_mode and dilation (the last windows run
+  // past the input), and a 17-wide one (window rows).
+  Value *xp = t.param(DType::f32, {1, 3, 10, 70}, "xp");
+  Value *mp1 = t.op("kiln.max_pool", {xp}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                            {"strides", std::vector<int64_t>{2, 2}},
+                                            {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  Value *mp2 = t.op("kiln.max_pool", {xp}, {{"kernel_shape", std::vector<int64_t>{2, 3}},
+                                            {"strides", std::vector<int64_t>{3, 2}},
+                                            {"dilations", std::vector<int64_t>{1, 2}},
+                                            {"ceil_mode", int64_t(1)}});
+  Value *mp3 = t.op("kiln.max_pool", {xp}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                            {"strides", std::vector<int64_t>{4, 4}}});
+  t.g->results = {clipped, d2, d3, c1, c6, mp1, mp2, mp3};
   CompileStats stats;
   expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu(), {}, &stats);
-  EXPECT_EQ(stats.depthwise_rows_windows, 2);
+  EXPECT_EQ(stats.whole_rows_windows, 4);
   EXPECT_EQ(stats.im2col_contractions, 2);
 }
 

@@ -391,63 +391,6 @@ Result<bool> lower_conv_im2col(LowerCtx &c, const Op &op, const nn::Window &w) {
   return true;
 }
 
-// A depthwise 2-D f32 convolution on the cpu target (one invocation per workgroup): one
-// workgroup per output row of a plane, the row's accumulators in an array (shared memory, the
-// invocation's own on the C backend). Each kernel tap whose input row lies inside adds
-// w * x[ih][ow * stride + off] over the run of ow whose column lies inside: a loop along the
-// row that the C compiler vectorises (the window-rows kernel computes 8 outputs per
-// invocation as scalars). Sums start from the bias and take the taps by rows, then columns,
-// as the naive kernel does. False (nothing emitted) where it does not apply or loses.
-Result<bool> depthwise_rows(LowerCtx &c, const Op &op, const nn::Window &w) {
-  const Shape &xd = op.operands[0]->type.dims;
-  if (w.rank() != 2 || c.target().subgroup_size != 1) return false;
-  if (op.operands[0]->type.dtype != DType::f32 || op.operands[1]->type.dtype != DType::f32 ||
-      op.results[0]->type.dtype != DType::f32)
-    return false;
-  const int64_t C = xd[1], planes = xd[0] * C, OH = w.out[0], OW = w.out[1];
-  const int64_t IH = w.in[0], IW = w.in[1], KH = w.kernel[0], KW = w.kernel[1];
-  const int64_t sh = w.strides[0], sw = w.strides[1], dh = w.dilations[0], dw = w.dilations[1];
-  const int64_t ph = w.pad_begin[0], pw = w.pad_begin[1];
-  // Rows shorter than 32 lose to the window-rows kernel (measured on mobilenet_v2: 112- and
-  // 56-wide rows 1.4-1.8x faster, 28-wide even, 14- and 7-wide rows 1.6-4x slower: the per-tap
-  // loop set-up outweighs a few vectors).
-  if (OW < 32 || OW * 4 > 16384 || OH > 65535 || planes > 65535) return false;
-  GridKernel g(c, op, "conv_depthwise_rows");
-  KILN_ASSIGN(const helpers::ConvBuffers bufs, helpers::bind_conv_buffers(g, op));
-  const BufferVar X = bufs.X, W = bufs.W, B = bufs.B, Y = bufs.Y;
-  const SharedVar acc = g.kernel().add_shared("row", ScalarType::f32, static_cast<uint32_t>(OW));
-  const Expr oh = var("oh", ScalarType::i32), p = var("p", ScalarType::i32);
-  const Expr ch = var("ch", ScalarType::i32), u = var("u", ScalarType::i32);
-  const Expr kh = var("kh", ScalarType::i32), kw = var("kw", ScalarType::i32);
-  const Expr ih = var("ih", ScalarType::i32), off = var("off", ScalarType::i32);
-  const Expr lo = var("lo", ScalarType::i32), hi = var("hi", ScalarType::i32);
-  const Expr wv = var("wv", ScalarType::f32), base = var("base", ScalarType::i32);
-  const Expr init = B.index >= 0 ? load(B, ch) : make_const(ScalarType::f32, 0);
-  // Taps of kernel column kw: ow * sw + off inside [0, IW) for ow in [lo, hi).
-  Stmt taps = for_loop(
-      u, lo, hi - lo,
-      store_shared(acc, u, load_shared(acc, u) + wv * load(X, base + u * sw)));
-  taps = let(base, (p * IH + ih) * IW + off, taps);
-  taps = let(hi, max(lo, min(i32(OW), max(i32(0), (i32(IW - 1 + sw) - off) / sw))), taps);
-  taps = let(lo, max(i32(0), (i32(sw - 1) - off) / sw), taps);
-  taps = let(off, kw * dw - pw, taps);
-  taps = let(wv, load(W, (ch * KH + kh) * KW + kw), taps);
-  Stmt rows = for_loop(kh, i32(0), i32(KH),
-                       let(ih, oh * sh - ph + kh * dh,
-                           if_then(logical_and(ih >= 0, ih < IH),
-                                   for_loop(kw, i32(0), i32(KW), taps))));
-  KILN_ASSIGN(Stmt st, g.store(Y, (p * OH + oh) * OW + u, load_shared(acc, u)));
-  Stmt body = block({for_loop(u, i32(0), i32(OW), store_shared(acc, u, init)), rows,
-                     for_loop(u, i32(0), i32(OW), st)});
-  body = let(ch, p % C, body);
-  body = let(p, cast(ScalarType::i32, workgroup_id(1)), body);
-  body = let(oh, cast(ScalarType::i32, workgroup_id(0)), body);
-  KILN_TRY(g.finish_grid({1, 1, 1},
-                         {static_cast<uint32_t>(OH), static_cast<uint32_t>(planes), 1}, body));
-  c.count_depthwise_rows();
-  return true;
-}
-
 // A depthwise convolution as a window definition run by a non-naive strategy: output plane
 // p = image * C + channel reads input plane p, a weighted sum from the bias.
 Status depthwise_window(LowerCtx &c, const Op &op, const nn::Window &w,
@@ -486,11 +429,7 @@ Status lower_conv(LowerCtx &c, const Op &op) {
   const bool depthwise = G > 1 && C == G && M == G;
   if (depthwise) {
     const WindowSchedule ws = schedule_window(c, window_shape(w, xd[0] * M, true));
-    if (ws.strategy != WindowStrategy::naive) {
-      KILN_ASSIGN(const bool rows, depthwise_rows(c, op, w));
-      if (rows) return Status::ok();
-      return depthwise_window(c, op, w, ws);
-    }
+    if (ws.strategy != WindowStrategy::naive) return depthwise_window(c, op, w, ws);
   }
   if (!depthwise) {
     KILN_ASSIGN(const bool shifted, lower_conv_shifted(c, op, w));

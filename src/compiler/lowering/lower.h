@@ -155,8 +155,8 @@ public:
   int shifted_rows_count() const { return shifted_rows_count_; }
   void count_im2col() { ++im2col_count_; }
   int im2col_count() const { return im2col_count_; }
-  void count_depthwise_rows() { ++depthwise_rows_count_; }
-  int depthwise_rows_count() const { return depthwise_rows_count_; }
+  void count_whole_rows() { ++whole_rows_count_; }
+  int whole_rows_count() const { return whole_rows_count_; }
   // Counts the strategy each row reduction (softmax, normalisation, reduce) used.
   void count_row_strategy(RowStrategy s) { ++row_count_[static_cast<size_t>(s)]; }
   int row_strategy_count(RowStrategy s) const { return row_count_[static_cast<size_t>(s)]; }
@@ -189,7 +189,7 @@ private:
   int split_k_count_ = 0;
   int shifted_rows_count_ = 0;
   int im2col_count_ = 0;
-  int depthwise_rows_count_ = 0;
+  int whole_rows_count_ = 0;
   std::array<int, 2> row_count_{};
   std::array<int, 2> window_count_{};
   std::array<int, 2> parallel_count_{};
