@@ -214,4 +214,71 @@ void count_uses(const Expr &e, std::unordered_map<const ExprNode *, int> &uses) 
   c.visit(e);
 }
 
+std::string intrinsic_scalar(Intrinsic fn, ScalarType t, const std::vector<std::string> &a) {
+  const char *S = suffix(t);
+  switch (fn) {
+  case Intrinsic::isnan: return fmt::format("((_Bool)__builtin_isnan({}))", a[0]);
+  case Intrinsic::isinf: return fmt::format("((_Bool)__builtin_isinf({}))", a[0]);
+  case Intrinsic::abs: return fmt::format("kiln_abs_{}({})", S, a[0]);
+  case Intrinsic::sign: return fmt::format("kiln_sign_{}({})", S, a[0]);
+  case Intrinsic::div_exact: return fmt::format("(({})({} / {}))", c_type(t), a[0], a[1]);
+  case Intrinsic::fma: return fmt::format("kiln_fma_{}({}, {}, {})", S, a[0], a[1], a[2]);
+  default: break;
+  }
+  return fmt::format("kiln_{}_{}({})", to_string(fn), S, a[0]);
+}
+
+std::string builtin_text(BuiltinKind b, const uint32_t workgroup_size[3]) {
+  const uint32_t *w = workgroup_size;
+  switch (b) {
+  case BuiltinKind::global_id_x: return fmt::format("(wg_x * {}u + lx)", w[0]);
+  case BuiltinKind::global_id_y: return fmt::format("(wg_y * {}u + ly)", w[1]);
+  case BuiltinKind::global_id_z: return fmt::format("(wg_z * {}u + lz)", w[2]);
+  case BuiltinKind::local_id_x: return "lx";
+  case BuiltinKind::local_id_y: return "ly";
+  case BuiltinKind::local_id_z: return "lz";
+  case BuiltinKind::workgroup_id_x: return "wg_x";
+  case BuiltinKind::workgroup_id_y: return "wg_y";
+  case BuiltinKind::workgroup_id_z: return "wg_z";
+  case BuiltinKind::subgroup_size: return "1u";
+  case BuiltinKind::subgroup_invocation_id: return "0u";
+  case BuiltinKind::subgroup_id: return "lid";
+  case BuiltinKind::num_subgroups: return fmt::format("{}u", w[0] * w[1] * w[2]);
+  }
+  return "0u";
+}
+
+bool carries_data(const Expr &e, const std::set<std::string> &values,
+                  std::unordered_map<const ExprNode *, bool> &memo) {
+  struct Finder : Visitor {
+    using Visitor::visit;
+    const std::set<std::string> *values = nullptr;
+    std::unordered_map<const ExprNode *, bool> *memo = nullptr;
+    bool found = false;
+    void visit(const Expr &x) override {
+      if (found) return;
+      if (auto it = memo->find(x.get()); it != memo->end()) {
+        found = it->second;
+        return;
+      }
+      switch (x.kind()) {
+      case ExprKind::Load:
+      case ExprKind::LoadShared:
+      case ExprKind::VectorLoad:
+      case ExprKind::MatrixLoad:
+      case ExprKind::SubgroupReduce:
+      case ExprKind::SubgroupBroadcast:
+      case ExprKind::SubgroupShuffle: found = true; break;
+      case ExprKind::Var: found = values->count(x.as<Var>()->name) > 0; break;
+      default: Visitor::visit(x); break;
+      }
+      (*memo)[x.get()] = found;
+    }
+  } f;
+  f.values = &values;
+  f.memo = &memo;
+  f.visit(e);
+  return f.found;
+}
+
 } // namespace kiln::cgen::detail

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace kiln::cgen::detail {
 
@@ -33,6 +34,16 @@ std::string binary_scalar(kir::BinOp op, kir::ScalarType t, const std::string &a
 std::string binary_wrapping(kir::BinOp op, kir::ScalarType t, const std::string &a,
                             const std::string &b);
 const char *cmp_op(kir::CmpOp op);
+
+// An intrinsic call on scalar operand texts of type `t`, and a builtin's C text (one
+// invocation per subgroup: the subgroup id is the invocation's index).
+std::string intrinsic_scalar(kir::Intrinsic fn, kir::ScalarType t,
+                             const std::vector<std::string> &a);
+std::string builtin_text(kir::BuiltinKind b, const uint32_t workgroup_size[3]);
+// Whether `e` depends on data: a memory read or subgroup exchange, or a variable in `values`
+// (memoised per node in `memo`). Signed arithmetic on data wraps; on indices it stays plain C.
+bool carries_data(const kir::Expr &e, const std::set<std::string> &values,
+                  std::unordered_map<const kir::ExprNode *, bool> &memo);
 
 bool has_barrier(const kir::Stmt &s);
 // Whether `e` may differ between the invocations of a workgroup: it reads an invocation id or

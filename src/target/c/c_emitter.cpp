@@ -106,38 +106,7 @@ private:
                                      what));
   }
 
-  // Whether `e` depends on data: a memory read, or a variable in values_.
-  bool carries_value(const Expr &e) {
-    struct Finder : Visitor {
-      using Visitor::visit;
-      const std::set<std::string> *values = nullptr;
-      std::unordered_map<const ExprNode *, bool> *memo = nullptr;
-      bool found = false;
-      void visit(const Expr &x) override {
-        if (found) return;
-        if (auto it = memo->find(x.get()); it != memo->end()) {
-          found = it->second;
-          return;
-        }
-        switch (x.kind()) {
-        case ExprKind::Load:
-        case ExprKind::LoadShared:
-        case ExprKind::VectorLoad:
-        case ExprKind::MatrixLoad:
-        case ExprKind::SubgroupReduce:
-        case ExprKind::SubgroupBroadcast:
-        case ExprKind::SubgroupShuffle: found = true; break;
-        case ExprKind::Var: found = values->count(x.as<Var>()->name) > 0; break;
-        default: Visitor::visit(x); break;
-        }
-        (*memo)[x.get()] = found;
-      }
-    } f;
-    f.values = &values_;
-    f.memo = &carries_;
-    f.visit(e);
-    return f.found;
-  }
+  bool carries_value(const Expr &e) { return carries_data(e, values_, carries_); }
   // Marks `var` (bound to `value`) as carrying data or not; returns whether it was before.
   bool bind_value_var(const Expr &var, const Expr &value) {
     const std::string &n = var.as<Var>()->name;
@@ -605,21 +574,6 @@ private:
     return s + r + "; })";
   }
 
-  Result<std::string> call_scalar(Intrinsic fn, ScalarType t, const std::vector<std::string> &a) {
-    const char *S = suffix(t);
-    switch (fn) {
-    case Intrinsic::isnan: return fmt::format("((_Bool)__builtin_isnan({}))", a[0]);
-    case Intrinsic::isinf: return fmt::format("((_Bool)__builtin_isinf({}))", a[0]);
-    case Intrinsic::abs: return fmt::format("kiln_abs_{}({})", S, a[0]);
-    case Intrinsic::sign: return fmt::format("kiln_sign_{}({})", S, a[0]);
-    case Intrinsic::div_exact: return fmt::format("(({})({} / {}))", c_type(t), a[0], a[1]);
-    case Intrinsic::fma:
-      return fmt::format("kiln_fma_{}({}, {}, {})", S, a[0], a[1], a[2]);
-    default: break;
-    }
-    return fmt::format("kiln_{}_{}({})", to_string(fn), S, a[0]);
-  }
-
   Result<std::string> node(const Expr &e) {
     switch (e.kind()) {
     case ExprKind::IntImm: return int_literal(e.type(), e.as<IntImm>()->value);
@@ -715,9 +669,9 @@ private:
       const auto *c = e.as<Call>();
       const Intrinsic fn = c->fn;
       return lanewise(e.value_type(), c->args,
-                      [this, fn](const std::vector<std::string> &x,
-                                 const std::vector<ScalarType> &t) {
-                        return call_scalar(fn, t[0], x);
+                      [fn](const std::vector<std::string> &x,
+                           const std::vector<ScalarType> &t) -> Result<std::string> {
+                        return intrinsic_scalar(fn, t[0], x);
                       });
     }
     case ExprKind::Load: {
@@ -727,7 +681,7 @@ private:
         return fmt::format("((_Bool)(b{}[{}] != 0))", l->buffer, i);
       return fmt::format("b{}[{}]", l->buffer, i);
     }
-    case ExprKind::Builtin: return builtin(e.as<Builtin>()->builtin);
+    case ExprKind::Builtin: return builtin_text(e.as<Builtin>()->builtin, k_.workgroup_size);
     case ExprKind::PushConst: return fmt::format("pc[{}]", e.as<PushConst>()->slot);
     case ExprKind::LoadShared: {
       const auto *l = e.as<LoadShared>();
@@ -827,26 +781,6 @@ private:
       s += boolean ? fmt::format("{}.v[{}] = ({}[{} + {}u] != 0); ", r, l, array, i, l)
                    : fmt::format("{}.v[{}] = {}[{} + {}u]; ", r, l, array, i, l);
     return s + r + "; })";
-  }
-
-  std::string builtin(BuiltinKind b) const {
-    const uint32_t *w = k_.workgroup_size;
-    switch (b) {
-    case BuiltinKind::global_id_x: return fmt::format("(wg_x * {}u + lx)", w[0]);
-    case BuiltinKind::global_id_y: return fmt::format("(wg_y * {}u + ly)", w[1]);
-    case BuiltinKind::global_id_z: return fmt::format("(wg_z * {}u + lz)", w[2]);
-    case BuiltinKind::local_id_x: return "lx";
-    case BuiltinKind::local_id_y: return "ly";
-    case BuiltinKind::local_id_z: return "lz";
-    case BuiltinKind::workgroup_id_x: return "wg_x";
-    case BuiltinKind::workgroup_id_y: return "wg_y";
-    case BuiltinKind::workgroup_id_z: return "wg_z";
-    case BuiltinKind::subgroup_size: return "1u";
-    case BuiltinKind::subgroup_invocation_id: return "0u";
-    case BuiltinKind::subgroup_id: return "lid";
-    case BuiltinKind::num_subgroups: return fmt::format("{}u", wg_);
-    }
-    return "0u";
   }
 };
 
