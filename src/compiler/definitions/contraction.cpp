@@ -720,23 +720,20 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
   return s;
 }
 
-Tensor pack_a_panels(const float *w, int64_t M, int64_t K, int64_t panel, int64_t panel_k) {
-  const int64_t panels = (M + panel - 1) / panel;
-  Tensor out(DType::f32, Shape{panels * panel_k * panel});
-  float *dst = out.data_mut<float>();
-  std::fill(dst, dst + panels * panel_k * panel, 0.0f);
+void bind_a_panels(GridKernel &g, ContractionDef &d, const float *w, int64_t panel_rows,
+                   int64_t tk) {
+  const int64_t M = d.M, K = d.K(), pk = (K + tk - 1) / tk * tk;
+  const int64_t panels = (M + panel_rows - 1) / panel_rows;
+  Tensor packed(DType::f32, Shape{panels * pk * panel_rows});
+  float *dst = packed.data_mut<float>();
+  std::fill(dst, dst + panels * pk * panel_rows, 0.0f);
   for (int64_t m = 0; m < M; ++m)
     for (int64_t k = 0; k < K; ++k)
-      dst[((m / panel) * panel_k + k) * panel + m % panel] = w[m * K + k];
-  return out;
-}
-
-void use_a_panels(ContractionDef &d, const BufferVar &a, int64_t panel_rows, int64_t tk) {
-  const int64_t K = d.K(), pk = (K + tk - 1) / tk * tk;
-  const Shape kdims = d.kdims;
-  d.a = a;
+      dst[((m / panel_rows) * pk + k) * panel_rows + m % panel_rows] = w[m * K + k];
+  d.a = g.scratch(g.ctx().new_constant(std::move(packed)), kir::ScalarType::f32, false);
   d.a_panel = panel_rows;
   d.a_panel_k = pk;
+  const Shape kdims = d.kdims;
   d.a_at = [=](const Expr &, const Expr &m, const std::vector<Expr> &k) {
     return OperandRef{((m / panel_rows) * pk + flatten(k, kdims)) * panel_rows + m % panel_rows,
                       Expr()};

@@ -45,19 +45,18 @@ struct ContractionDef {
   // kdims) at ((m / a_panel) * a_panel_k + k) * a_panel + m % a_panel, zero past M and K; the
   // panels hold whole tiles of a_panel rows and a_panel_k (K rounded up to the k step) columns,
   // so every step of every tile multiplies A straight from the panel, one contiguous run per
-  // step (pack_a_panels builds them, a_at must read the same layout).
+  // step (bind_a_panels builds them and the matching a_at).
   int64_t a_panel = 0, a_panel_k = 0;
 
   int64_t K() const { return shape_numel(kdims); }
   ContractionShape shape() const { return {batch, M, N, K()}; }
 };
 
-// Row-major weights [M][K] packed into the panels of ContractionDef::a_panel (`panel` rows,
-// `panel_k` >= K columns), zero padded.
-Tensor pack_a_panels(const float *w, int64_t M, int64_t K, int64_t panel, int64_t panel_k);
-// Sets `d`'s A to panels of `panel_rows` x (K rounded up to `tk`) read from buffer `a` (the
-// packed constant): a_at, a_panel and a_panel_k.
-void use_a_panels(ContractionDef &d, const kir::BufferVar &a, int64_t panel_rows, int64_t tk);
+// Packs row-major weights w [d.M][d.K()] into the panels of ContractionDef::a_panel
+// (`panel_rows` rows, K rounded up to `tk`, zero-padded), adds them to the module as a
+// constant bound on `g`, and sets d.a, a_at, a_panel and a_panel_k.
+void bind_a_panels(GridKernel &g, ContractionDef &d, const float *w, int64_t panel_rows,
+                   int64_t tk);
 
 // Emits the kernel of `d` with schedule `s` (tiled or registers) through `g`, which already
 // has the definition's buffers bound. The naive strategy is the lowering's own kernel: this

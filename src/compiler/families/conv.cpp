@@ -249,9 +249,7 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
 
   GridKernel g(c, op, "conv_rows");
   d.acc = ScalarType::f32;
-  const int64_t P = sched.tile.tm, PK = (ksize * C + tk - 1) / tk * tk;
-  Tensor panels = pack_a_panels(packed.data<float>(), M, ksize * C, P, PK);
-  use_a_panels(d, g.scratch(c.new_constant(std::move(panels)), ScalarType::f32, false), P, tk);
+  bind_a_panels(g, d, packed.data<float>(), sched.tile.tm, tk);
   d.b = g.scratch(pad_id, ScalarType::f32, false);
   BufferVar B{-1, ScalarType::f32};
   if (op.operands.size() > 2) {
@@ -370,10 +368,7 @@ Result<bool> lower_conv_im2col(LowerCtx &c, const Op &op, const nn::Window &w) {
   d.b = g.scratch(cols_id, ScalarType::f32, false);
   if (const Tensor *wt = const_operand(op, 1)) {
     // Constant weights: packed in panels of the tile's rows.
-    Tensor panels = pack_a_panels(wt->data<float>(), M, K, sched.tile.tm,
-                                  (K + sched.tile.tk - 1) / sched.tile.tk * sched.tile.tk);
-    use_a_panels(d, g.scratch(c.new_constant(std::move(panels)), ScalarType::f32, false),
-                 sched.tile.tm, sched.tile.tk);
+    bind_a_panels(g, d, wt->data<float>(), sched.tile.tm, sched.tile.tk);
   } else {
     KILN_ASSIGN(d.a, g.in(op.operands[1]));
     d.a_at = [=](const Expr &, const Expr &m, const std::vector<Expr> &k) {
@@ -456,10 +451,7 @@ Status lower_conv(LowerCtx &c, const Op &op) {
                       wt->dtype() == DType::f32 && at == ScalarType::f32;
   BufferVar W{-1, X.elem};
   if (panels) {
-    const int64_t K = def.K(), tk = sched.tile.tk;
-    Tensor packed = pack_a_panels(wt->data<float>(), M, K, sched.tile.tm, (K + tk - 1) / tk * tk);
-    use_a_panels(def, g.scratch(c.new_constant(std::move(packed)), ScalarType::f32, false),
-                 sched.tile.tm, tk);
+    bind_a_panels(g, def, wt->data<float>(), sched.tile.tm, sched.tile.tk);
   } else {
     KILN_ASSIGN(W, g.in(wv));
     def.a = W;
