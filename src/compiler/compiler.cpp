@@ -228,6 +228,7 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     stats->tiled_contractions = c.strategy_count(Strategy::tiled);
     stats->register_contractions = c.strategy_count(Strategy::registers);
     stats->matrix_contractions = c.strategy_count(Strategy::matrix);
+    stats->coop_contractions = c.strategy_count(Strategy::coop);
     stats->split_k_contractions = c.split_k_count();
     stats->shifted_rows_contractions = c.shifted_rows_count();
     stats->im2col_contractions = c.im2col_count();

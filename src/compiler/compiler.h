@@ -59,6 +59,7 @@ struct CompileStats {
   int tiled_contractions = 0;
   int register_contractions = 0;
   int matrix_contractions = 0;
+  int coop_contractions = 0;
   int split_k_contractions = 0; // tiled contractions among them run as split-K
   int shifted_rows_contractions = 0; // matrix convolutions among them run as shifted rows
   int im2col_contractions = 0;       // ... or as im2col (too few channels for shifted rows)

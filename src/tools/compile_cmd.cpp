@@ -136,6 +136,7 @@ Status compile(const CompileArgs &a) {
                                           {"tiled", stats.tiled_contractions},
                                           {"registers", stats.register_contractions},
                                           {"matrix", stats.matrix_contractions},
+                                          {"coop", stats.coop_contractions},
                                           {"split_k", stats.split_k_contractions},
                                           {"shifted_rows", stats.shifted_rows_contractions},
                                           {"im2col", stats.im2col_contractions}}},

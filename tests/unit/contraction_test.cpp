@@ -46,6 +46,7 @@ int count_of(const CompileStats &s, Strategy st) {
   case Strategy::tiled: return s.tiled_contractions;
   case Strategy::registers: return s.register_contractions;
   case Strategy::matrix: return s.matrix_contractions;
+  case Strategy::coop: return s.coop_contractions;
   }
   return -1;
 }
@@ -187,6 +188,95 @@ TEST(Contraction, HalfPrecisionAccumulatesInFloat) {
   Value *b = t.param(DType::f16, {65, 17}, "b");
   t.g->results = {t.op("kiln.matmul", {a, b})};
   check_all_strategies(t.m, 1, 2e-3, 2e-3);
+}
+
+// The coop strategy (f16 operands, 16x16x16 cooperative matrices, f32 accumulators) on the C
+// backend, which multiplies the same kernel's matrices itself: one invocation per subgroup, so
+// the staging, the per-subgroup blocks and the epilogue run as on a GPU with one lane each.
+// Odd shapes (partial tiles and k steps), a batch, a transposed B, vector and element staging,
+// one and two staging buffers, several subgroups per workgroup.
+TEST(Contraction, CooperativeMatricesOnTheCpuBackend) {
+  const kir::TargetDesc *cpu = kir::find_target("cpu");
+  ASSERT_TRUE(cpu);
+  TestModule t;
+  Value *a = t.param(DType::f16, {33, 72}, "a");
+  Value *b = t.param(DType::f16, {72, 40}, "b");
+  Value *a3 = t.param(DType::f16, {3, 20, 16}, "a3");
+  Value *b3 = t.param(DType::f16, {3, 16, 36}, "b3");
+  Value *odd = t.param(DType::f16, {17, 13}, "odd");
+  Value *odd_b = t.param(DType::f16, {13, 9}, "odd_b");
+  Value *wt = t.param(DType::f16, {24, 72}, "wt");
+  Value *bias = t.param(DType::f16, {24}, "bias");
+  Value *x = t.param(DType::f16, {2, 4, 9, 7}, "x");
+  Value *w = t.param(DType::f16, {6, 4, 3, 3}, "w");
+  t.g->results = {t.op("kiln.matmul", {a, b}), t.op("kiln.matmul", {a3, b3}),
+                  t.op("kiln.matmul", {odd, odd_b}),
+                  t.op("kiln.relu", {t.op("kiln.gemm", {a, wt, bias}, {{"trans_b", int64_t(1)}})}),
+                  t.op("kiln.conv", {x, w}, {{"pads", std::vector<int64_t>{1, 0, 1, 2}},
+                                             {"strides", std::vector<int64_t>{2, 1}}})};
+  // Small tiles: the C compiler builds each invocation's unrolled staging (GPU tiles of 256
+  // invocations become a few invocations here, each staging a large share of the slices), so
+  // the second variant (two subgroups, one staging buffer) runs on two of the products only.
+  auto check = [&](const Module &m, const char *spec, int contractions) {
+    SCOPED_TRACE(spec);
+    CompileOptions o;
+    ASSERT_TRUE(compiler::parse_contraction_override(spec, &o.contraction_override));
+    CompileStats st;
+    // f16 outputs: one rounding of the f32 sum (the reference sums in another order).
+    test::expect_matches_reference(m, {}, 2e-3, 2e-3, *cpu, o, &st);
+    EXPECT_EQ(st.coop_contractions, contractions);
+  };
+  check(t.m, "coop:32x32x16:16x16!", 5);
+  TestModule t2;
+  Value *a2 = t2.param(DType::f16, {17, 40}, "a");
+  Value *w2 = t2.param(DType::f16, {9, 40}, "w");
+  Value *x2 = t2.param(DType::f16, {1, 3, 5, 6}, "x");
+  Value *k2 = t2.param(DType::f16, {5, 3, 2, 3}, "k");
+  t2.g->results = {t2.op("kiln.gemm", {a2, w2}, {{"trans_b", int64_t(1)}}),
+                   t2.op("kiln.conv", {x2, k2}, {{"pads", std::vector<int64_t>{1, 1, 0, 0}}})};
+  check(t2.m, "coop:16x32x32:16x16:s1!", 2);
+}
+
+TEST(ContractionTable, CoopForHalfOperandsOnNvidiaOnly) {
+  const kir::TargetDesc *lp = kir::find_target("vulkan-lavapipe");
+  const kir::TargetDesc *nv = kir::find_target("vulkan-nvidia");
+  const kir::TargetDesc *cpu = kir::find_target("cpu");
+  ASSERT_TRUE(lp && nv && cpu);
+  using compiler::ScheduleMode;
+  using kir::ScalarType;
+  auto pick = [](const kir::TargetDesc &t, int64_t M, int64_t N, int64_t K, ScalarType op) {
+    return compiler::pick_contraction(t, ScheduleMode::automatic, {1, M, N, K, op});
+  };
+  const ContractionSchedule big = pick(*nv, 4096, 4096, 4096, ScalarType::f16);
+  EXPECT_EQ(big.strategy, Strategy::coop);
+  EXPECT_EQ(big.tile.tm, 128);
+  EXPECT_LE(compiler::coop_shared_bytes(big.tile), nv->shared_memory_bytes);
+  EXPECT_EQ(compiler::coop_invocations(big.tile, *nv), 256u);
+  // Too few 128x128 tiles for the SMs: 64x64 ones; small shapes the 32x32 row.
+  EXPECT_EQ(pick(*nv, 512, 1568, 4608, ScalarType::f16).tile.tm, 64);
+  EXPECT_EQ(pick(*nv, 1, 1000, 2048, ScalarType::f16).tile.tm, 32);
+  // Must not fire: f32 operands, lavapipe (no cooperative matrices), the cpu table, naive.
+  EXPECT_EQ(pick(*nv, 4096, 4096, 4096, ScalarType::f32).strategy, Strategy::tiled);
+  EXPECT_EQ(pick(*lp, 4096, 4096, 4096, ScalarType::f16).strategy, Strategy::registers);
+  EXPECT_EQ(pick(*cpu, 4096, 4096, 4096, ScalarType::f16).strategy, Strategy::matrix);
+  EXPECT_EQ(compiler::pick_contraction(*nv, ScheduleMode::naive, {1, 4096, 4096, 4096,
+                                                                   ScalarType::f16})
+                .strategy,
+            Strategy::naive);
+  // An override the target cannot run (coop on lavapipe) leaves the table's choice.
+  ContractionSchedule o;
+  ASSERT_TRUE(compiler::parse_contraction_override("coop:64x64x32:32x32!", &o));
+  EXPECT_EQ(compiler::pick_contraction(*lp, ScheduleMode::automatic,
+                                       {1, 256, 256, 256, ScalarType::f16}, &o)
+                .strategy,
+            Strategy::registers);
+  EXPECT_EQ(compiler::pick_contraction(*nv, ScheduleMode::automatic,
+                                       {1, 256, 256, 256, ScalarType::f16}, &o)
+                .strategy,
+            Strategy::coop);
+  for (const char *bad : {"coop:64x64x32:32x24", "coop:64x64x24:32x32", "coop:64x64x32:8x32",
+                          "coop:64x64x32:32x32:k2"})
+    EXPECT_FALSE(compiler::parse_contraction_override(bad, &o)) << bad;
 }
 
 TEST(ContractionTable, PicksByTargetAndShape) {

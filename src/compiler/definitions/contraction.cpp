@@ -9,6 +9,7 @@
 // staged with its columns permuted (stage_column) so that columns tx + (g * VB + r) * WX,
 // r < VB, sit next to each other.
 #include "compiler/definitions/contraction.h"
+#include "compiler/definitions/contraction_internal.h"
 
 #include <fmt/format.h>
 
@@ -20,14 +21,8 @@ namespace kiln::compiler {
 
 using namespace kir;
 
-namespace {
+namespace contraction_detail {
 
-constexpr int64_t kMaxGroups = 65535;
-
-Expr as_i32(Expr e) { return cast(ScalarType::i32, std::move(e)); }
-Expr zero(ScalarType t) { return make_const(t, 0); }
-
-// Row-major coordinates of `flat` in `dims` (i32; `flat` < numel(dims)).
 std::vector<Expr> coords_of(const Expr &flat, const Shape &dims) {
   std::vector<Expr> out(dims.size());
   int64_t stride = 1;
@@ -40,15 +35,24 @@ std::vector<Expr> coords_of(const Expr &flat, const Shape &dims) {
   return out;
 }
 
-// The value of one operand element as the accumulation type, zero outside the operand or
-// where `extra` (undefined: none) is false; the index is clamped to 0 there so the load is
-// always in bounds.
-Expr read(const BufferVar &buf, const OperandRef &r, const Expr &extra, ScalarType acc) {
+Expr read(const BufferVar &buf, const OperandRef &r, const Expr &extra, ScalarType as) {
   Expr ok = r.inside;
   if (extra.defined()) ok = ok.defined() ? logical_and(extra, ok) : extra;
-  if (!ok.defined()) return cast(acc, load(buf, r.index));
-  return select(ok, cast(acc, load(buf, select(ok, r.index, i32(0)))), zero(acc));
+  if (!ok.defined()) return cast(as, load(buf, r.index));
+  return select(ok, cast(as, load(buf, select(ok, r.index, i32(0)))), make_const(as, 0));
 }
+
+Expr clamp_to(const Expr &x, int64_t extent, int64_t tile) {
+  return extent % tile == 0 ? x : min(x, i32(extent - 1));
+}
+
+} // namespace contraction_detail
+
+using namespace contraction_detail;
+
+namespace {
+
+Expr zero(ScalarType t) { return make_const(t, 0); }
 
 // The invocation layout shared by both strategies. With split-K the grid's z is
 // slice * batch + batch entry, and `slice` (else undefined) is the invocation's K slice.
@@ -147,12 +151,6 @@ Result<Stmt> store_block(const ContractionDef &d, const TileConfig &t, const Lay
   return block(std::move(out));
 }
 
-// Row m (or column n) of the tile clamped into the operand, so reads past the edge stay in
-// bounds; the clamped rows compute values that are never stored.
-Expr clamp_to(const Expr &x, int64_t extent, int64_t tile) {
-  return extent % tile == 0 ? x : min(x, i32(extent - 1));
-}
-
 Result<Stmt> registers_body(const ContractionDef &d, const TileConfig &t, const Layout &l) {
   std::vector<Stmt> body;
   Accumulators acc = declare_accumulators(t, d.acc, body);
@@ -183,6 +181,8 @@ Result<Stmt> registers_body(const ContractionDef &d, const TileConfig &t, const 
   return block(std::move(body));
 }
 
+} // namespace
+
 // Whether an operand map is a plain row-major matrix over (x, y), x < X, y < Y: its index at
 // every coordinate is offset + x * stride + y, with no padding predicate (A: x = m, y = k; B:
 // x = k, y = n, or x = n, y = k for a transposed B). Probed by folding the map at constant
@@ -191,9 +191,9 @@ Result<Stmt> registers_body(const ContractionDef &d, const TileConfig &t, const 
 // within each run of `chunk` rows starting at a multiple of it (one k step of the matrix
 // strategy; its origin is folded per step): offset(x0) + (x - x0) * stride + y with x0 the
 // run's first row, the same stride in every run. The stride, or nothing.
-std::optional<int64_t> row_major_stride(
+std::optional<int64_t> contraction_detail::row_major_stride(
     const std::function<OperandRef(int64_t z, int64_t x, int64_t y)> &at, int64_t batch,
-    int64_t X, int64_t Y, int64_t chunk = 0) {
+    int64_t X, int64_t Y, int64_t chunk) {
   if (chunk <= 0) chunk = X;
   auto index = [&](int64_t z, int64_t x, int64_t y) -> std::optional<int64_t> {
     OperandRef r = at(z, x, y);
@@ -229,6 +229,8 @@ std::optional<int64_t> row_major_stride(
   }
   return stride;
 }
+
+namespace {
 
 // `matrix`: the workgroup is one invocation (one subgroup). Per tk step it stages the A slice
 // (tm x tk) and the B slice (tk x tn) in shared memory, zero outside the operands, and
@@ -745,6 +747,7 @@ Status emit_contraction(GridKernel &g, const ContractionDef &d, const Contractio
   const TileConfig &t = s.tile;
   KILN_ASSERT(t.tm % t.rm == 0 && t.tn % t.rn == 0, "contraction tile not a multiple of its block");
   if (s.split_k > 1) return emit_split_k(g, d, s);
+  if (s.strategy == Strategy::coop) return emit_coop(g, d, s);
   const Layout l = make_layout(t, false, s.strategy == Strategy::tiled);
   Result<Stmt> body = s.strategy == Strategy::tiled    ? tiled_body(g, d, t, l, 0)
                       : s.strategy == Strategy::matrix ? matrix_body(g, d, t, l)

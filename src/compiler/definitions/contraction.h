@@ -49,7 +49,9 @@ struct ContractionDef {
   int64_t a_panel = 0, a_panel_k = 0;
 
   int64_t K() const { return shape_numel(kdims); }
-  ContractionShape shape() const { return {batch, M, N, K()}; }
+  ContractionShape shape() const {
+    return {batch, M, N, K(), a.elem == b.elem ? a.elem : kir::ScalarType::f32};
+  }
 };
 
 // Packs row-major weights w [d.M][d.K()] into the panels of ContractionDef::a_panel

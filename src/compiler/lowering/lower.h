@@ -185,7 +185,7 @@ private:
   std::unordered_multimap<uint64_t, uint32_t> exe_of_hash_;
   std::vector<kir::Kernel> kernel_of_exe_;
   int kernels_emitted_ = 0;
-  std::array<int, 4> strategy_count_{}; // by Strategy
+  std::array<int, 5> strategy_count_{}; // by Strategy
   int split_k_count_ = 0;
   int shifted_rows_count_ = 0;
   int im2col_count_ = 0;

@@ -33,12 +33,40 @@ const char *to_string(Strategy s) {
   case Strategy::tiled: return "tiled";
   case Strategy::registers: return "registers";
   case Strategy::matrix: return "matrix";
+  case Strategy::coop: return "coop";
   }
   return "?";
 }
 
 uint32_t TileConfig::shared_bytes() const {
   return static_cast<uint32_t>(stages * 4 * tk * (a_row() + tn));
+}
+
+bool coop_available(const kir::TargetDesc &t, const ContractionShape &s) {
+  // The C backend multiplies matrices of any shape itself (the matrix strategy's), so the coop
+  // kernel runs there too when forced: how tests check it without a GPU.
+  const bool c_backend = t.backend == "c";
+  if ((!t.cooperative_matrix && !c_backend) || s.operand != kir::ScalarType::f16) return false;
+  if (c_backend) return true;
+  if (t.cooperative_matrix_shapes.empty()) return true; // the device checks at load
+  using S = kir::ScalarType;
+  for (const kir::CoopMatrixShape &m : t.cooperative_matrix_shapes)
+    if (m.m == kCoopM && m.n == kCoopN && m.k == kCoopK && m.a == S::f16 && m.b == S::f16 &&
+        m.c == S::f32 && m.result == S::f32)
+      return true;
+  return false;
+}
+
+uint32_t coop_invocations(const TileConfig &tile, const kir::TargetDesc &t) {
+  return static_cast<uint32_t>(tile.invocations()) * std::max<uint32_t>(t.subgroup_size, 1);
+}
+
+uint32_t coop_shared_bytes(const TileConfig &tile) {
+  // Per stage: A as tm rows of tk (+ pad), B as tk rows of tn or tn rows of tk (a transposed
+  // B), f16; then one f32 16 x 16 matrix per subgroup for the epilogue.
+  const int b = std::max(tile.tk * (tile.tn + kCoopPad), tile.tn * (tile.tk + kCoopPad));
+  return static_cast<uint32_t>(tile.stages * 2 * (tile.tm * (tile.tk + kCoopPad) + b) +
+                               tile.invocations() * kCoopM * kCoopN * 4);
 }
 
 namespace {
@@ -77,7 +105,10 @@ struct ContractionRow {
 // coroutines). The cpu row (one invocation per subgroup: the C backend) stages 64x32 and
 // 32x64 slices and multiplies them as f32 matrices with the prelude's register-blocked
 // microkernel (c_build.cpp), 64x64 accumulators per workgroup. Measured in bench/RESULTS.md.
-constexpr std::array<ContractionRow, 9> kContractionTable{{
+constexpr std::array<ContractionRow, 12> kContractionTable{{
+    {"nvidia-coop-large", 32, 49152, 256, 256, 256, 32, Strategy::coop, {128, 128, 32, 64, 32, 4, 2}, 1},
+    {"nvidia-coop-medium", 32, 16384, 128, 64, 64, 32, Strategy::coop, {64, 64, 32, 32, 32, 4, 2}},
+    {"nvidia-coop-small", 32, 16384, 128, 1, 1, 16, Strategy::coop, {32, 32, 32, 16, 16, 4, 2}},
     {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8, 4, 2}, 2},
     {"nvidia-tall", 32, 16384, 128, 512, 512, 64, Strategy::tiled, {128, 64, 16, 8, 8, 4, 1}, 1, 3},
     {"nvidia-medium", 32, 16384, 256, 64, 64, 16, Strategy::tiled, {64, 64, 16, 4, 4, 4, 1}, 1},
@@ -105,10 +136,14 @@ bool applies(const ContractionRow &r, const kir::TargetDesc &t, const Contractio
   if (t.shared_memory_bytes < r.min_shared || t.max_workgroup_invocations < r.min_invocations)
     return false;
   if (r.strategy == Strategy::tiled && r.tile.shared_bytes() > t.shared_memory_bytes) return false;
+  if (r.strategy == Strategy::coop &&
+      (!coop_available(t, s) || coop_shared_bytes(r.tile) > t.shared_memory_bytes ||
+       coop_invocations(r.tile, t) > t.max_workgroup_invocations))
+    return false;
   if (static_cast<uint32_t>(r.tile.invocations()) > t.max_workgroup_invocations) return false;
   if (s.M < r.min_m || s.N < r.min_n || s.K < r.min_k) return false;
   if (r.wave == 0 || t.compute_units == 0) return true;
-  const int64_t groups = tile_groups(s, r.tile) * split_of(r, t, s);
+  const int64_t groups = tile_groups(s, r.tile) * (r.strategy == Strategy::tiled ? split_of(r, t, s) : 1);
   if (r.max_wave > 0 && groups > static_cast<int64_t>(r.max_wave) * t.compute_units) return false;
   return groups >= static_cast<int64_t>(r.wave) * t.compute_units;
 }
@@ -219,8 +254,12 @@ bool parse_contraction_override(std::string_view spec, ContractionSchedule *out)
   if (std::string_view(name) == "tiled") r.strategy = Strategy::tiled;
   else if (std::string_view(name) == "registers") r.strategy = Strategy::registers;
   else if (std::string_view(name) == "matrix") r.strategy = Strategy::matrix;
+  else if (std::string_view(name) == "coop") r.strategy = Strategy::coop;
   else return false;
   if (split > 1 && r.strategy != Strategy::tiled) return false; // split-K is a tiled variant
+  if (r.strategy == Strategy::coop &&
+      (t.rm % kCoopM != 0 || t.rn % kCoopN != 0 || t.tk % kCoopK != 0))
+    return false; // whole cooperative matrices per subgroup and per k step
   if (t.tm <= 0 || t.tn <= 0 || t.tk <= 0 || t.rm <= 0 || t.rn <= 0 || t.tm % t.rm != 0 ||
       t.tn % t.rn != 0 || t.tm > 256 || t.tn > 256 || t.tk > 256)
     return false;
@@ -241,10 +280,13 @@ ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode
   if (override && !override->reason.empty() && s.K > 0 &&
       (override->everywhere || table.strategy != Strategy::naive)) {
     const TileConfig &o = override->tile;
+    const bool coop = override->strategy == Strategy::coop;
     const bool fits = override->strategy == Strategy::naive ||
-                      (static_cast<uint32_t>(o.invocations()) <= t.max_workgroup_invocations &&
-                       (override->strategy != Strategy::tiled ||
-                        o.shared_bytes() <= t.shared_memory_bytes));
+                      (coop ? coop_available(t, s) && coop_shared_bytes(o) <= t.shared_memory_bytes &&
+                                  coop_invocations(o, t) <= t.max_workgroup_invocations
+                            : static_cast<uint32_t>(o.invocations()) <= t.max_workgroup_invocations &&
+                                  (override->strategy != Strategy::tiled ||
+                                   o.shared_bytes() <= t.shared_memory_bytes));
     if (fits) {
       ContractionSchedule o = *override;
       if (o.split_k == 0)

@@ -24,6 +24,8 @@ enum class Strategy {
   registers, // register block per invocation read straight from global memory (no staging)
   matrix,    // one invocation per workgroup: tk-deep slices of the tile staged, multiplied as
              // cooperative matrices (targets with one invocation per subgroup: the C backend)
+  coop,      // f16 operands on a GPU with cooperative matrices: tk-deep slices staged in shared
+             // memory as f16, each subgroup multiplies an rm x rn block of 16x16 matrices
 };
 const char *to_string(Strategy s);
 
@@ -63,10 +65,21 @@ struct ContractionSchedule {
   int64_t min_groups = 0, max_groups = 0;
 };
 
-// A contraction of `batch` independent [M x K] x [K x N] products.
+// A contraction of `batch` independent [M x K] x [K x N] products; `operand` is the element
+// type of A and B when they share one (f32 otherwise).
 struct ContractionShape {
   int64_t batch = 1, M = 0, N = 0, K = 0;
+  kir::ScalarType operand = kir::ScalarType::f32;
 };
+
+// The coop strategy: the cooperative-matrix shape it multiplies (16 x 16 x 16, f16 x f16 ->
+// f32), the padding of its staged rows (f16 elements: keeps every row a 16-byte multiple and
+// spreads rows over the banks), whether target `t` runs it for `s`, and a tile's workgroup
+// size and shared memory (both staging buffers and the per-subgroup epilogue matrix).
+constexpr int kCoopM = 16, kCoopN = 16, kCoopK = 16, kCoopPad = 8;
+bool coop_available(const kir::TargetDesc &t, const ContractionShape &s);
+uint32_t coop_invocations(const TileConfig &tile, const kir::TargetDesc &t);
+uint32_t coop_shared_bytes(const TileConfig &tile);
 
 // A contraction schedule for tuning (`--contraction STRATEGY:TMxTNxTK:RMxRN[:kS]`, e.g.
 // `tiled:64x64x16:4x4` or, split-K in S slices, `tiled:32x32x16:4x4:k8`; without `:kS` a

@@ -223,6 +223,22 @@ static inline __attribute__((always_inline)) void kiln_mload_f32(
     for (int c = 0; c < C; ++c)
       m[r * C + c] = col_major ? p[(uint32_t)c * stride + (uint32_t)r] : p[(uint32_t)r * stride + (uint32_t)c];
 }
+static inline __attribute__((always_inline)) void kiln_mload_f16(
+    float *restrict m, const _Float16 *restrict p, uint32_t stride, const int R, const int C,
+    const int col_major) {
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c)
+      m[r * C + c] = (float)(col_major ? p[(uint32_t)c * stride + (uint32_t)r] : p[(uint32_t)r * stride + (uint32_t)c]);
+}
+static inline __attribute__((always_inline)) void kiln_mstore_f16(
+    _Float16 *restrict p, uint32_t stride, const float *restrict m, const int R, const int C,
+    const int col_major) {
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) {
+      if (col_major) p[(uint32_t)c * stride + (uint32_t)r] = (_Float16)m[r * C + c];
+      else p[(uint32_t)r * stride + (uint32_t)c] = (_Float16)m[r * C + c];
+    }
+}
 static inline __attribute__((always_inline)) void kiln_mstore_f32(
     float *restrict p, uint32_t stride, const float *restrict m, const int R, const int C,
     const int col_major) {

@@ -405,16 +405,17 @@ private:
       flush_pre();
       const MatrixShape &m = st->value.value_type().matrix;
       const int col_major = st->layout == MatrixLayout::col_major ? 1 : 0;
+      const char *sfx = suffix(matrix_elem(st->space, st->target));
       if (st->value.as<Var>()) { // a variable's array is stored as it is (no 16 KiB copy)
-        line(fmt::format("kiln_mstore_f32(&{}[(uint32_t)({})], (uint32_t)({}), {}.v, {}, {}, {});",
-                         array, off, stride, v, m.rows, m.cols, col_major));
+        line(fmt::format("kiln_mstore_{}(&{}[(uint32_t)({})], (uint32_t)({}), {}.v, {}, {}, {});",
+                         sfx, array, off, stride, v, m.rows, m.cols, col_major));
         return Status::ok();
       }
       const std::string t = temp();
-      line(fmt::format("{{ const {} {} = {}; kiln_mstore_f32(&{}[(uint32_t)({})], (uint32_t)({}), "
+      line(fmt::format("{{ const {} {} = {}; kiln_mstore_{}(&{}[(uint32_t)({})], (uint32_t)({}), "
                        "{}.v, {}, {}, {}); }}",
-                       value_type(st->value.value_type()), t, v, array, off, stride, t, m.rows,
-                       m.cols, col_major));
+                       value_type(st->value.value_type()), t, v, sfx, array, off, stride, t,
+                       m.rows, m.cols, col_major));
       return Status::ok();
     }
     }
@@ -422,8 +423,10 @@ private:
   }
 
   // ---- cooperative matrices: f32 arrays the (only) invocation of the subgroup owns ----
+  // f16 matrices (A and B of an f16 product) are f32 arrays too: every f16 value is an f32
+  // one and so is every product of two, so the sums are those of an f32 product.
   Status note_matrix(const ValueType &t) {
-    if (t.elem != ScalarType::f32)
+    if (t.elem != ScalarType::f32 && t.elem != ScalarType::f16)
       return unsupported(fmt::format("cooperative matrices of {}", to_string(t.elem)));
     const std::string name = value_type(t);
     matrix_types_.insert(name);
@@ -431,11 +434,15 @@ private:
     return Status::ok();
   }
 
-  // The C array behind a matrix load or store (buffers and shared arrays of f32).
+  ScalarType matrix_elem(MemSpace space, int target) const {
+    return space == MemSpace::buffer ? k_.buffers[size_t(target)].elem
+                                     : k_.shared[size_t(target)].elem;
+  }
+
+  // The C array behind a matrix load or store (buffers and shared arrays of f32 or f16).
   Result<std::string> matrix_memory(MemSpace space, int target) {
-    const ScalarType elem = space == MemSpace::buffer ? k_.buffers[size_t(target)].elem
-                                                      : k_.shared[size_t(target)].elem;
-    if (elem != ScalarType::f32)
+    const ScalarType elem = matrix_elem(space, target);
+    if (elem != ScalarType::f32 && elem != ScalarType::f16)
       return unsupported(fmt::format("cooperative-matrix access to {} memory", to_string(elem)));
     return fmt::format("{}{}", space == MemSpace::buffer ? "b" : "s", target);
   }
@@ -444,7 +451,8 @@ private:
   // empty when `e` is not one.
   Result<std::pair<std::string, std::string>> memory_operand(const Expr &e, MatrixLayout layout) {
     const auto *l = e.as<MatrixLoad>();
-    if (!l || l->layout != layout) return std::pair<std::string, std::string>{};
+    if (!l || l->layout != layout || matrix_elem(l->space, l->target) != ScalarType::f32)
+      return std::pair<std::string, std::string>{};
     KILN_ASSIGN(std::string array, matrix_memory(l->space, l->target));
     KILN_ASSIGN(std::string off, expr(l->offset));
     KILN_ASSIGN(std::string stride, expr(l->stride));
@@ -727,10 +735,11 @@ private:
       KILN_ASSIGN(std::string stride, expr(l->stride));
       const MatrixShape &m = e.value_type().matrix;
       const std::string r = temp();
-      return fmt::format("({{ {0} {1}; kiln_mload_f32({1}.v, &{2}[(uint32_t)({3})], "
+      return fmt::format("({{ {0} {1}; kiln_mload_{8}({1}.v, &{2}[(uint32_t)({3})], "
                          "(uint32_t)({4}), {5}, {6}, {7}); {1}; }})",
                          value_type(e.value_type()), r, array, off, stride, m.rows, m.cols,
-                         l->layout == MatrixLayout::col_major ? 1 : 0);
+                         l->layout == MatrixLayout::col_major ? 1 : 0,
+                         suffix(matrix_elem(l->space, l->target)));
     }
     case ExprKind::MatrixMulAdd: {
       const auto *m = e.as<MatrixMulAdd>();
