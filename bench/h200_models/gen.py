@@ -149,17 +149,24 @@ def make_array(model, name, shape, init):
 DATA_INPUTS = {"x", "A", "B"}
 
 
-def write_onnx(name, g, outs, path, baked=False):
+def half_if(a, f16):
+    """f16 models: every float array (weights, inputs, constants) as float16."""
+    a = np.asarray(a)
+    return a.astype(np.float16) if f16 and a.dtype == F32 else a
+
+
+def write_onnx(name, g, outs, path, baked=False, f16=False):
     import onnx
     from onnx import helper, TensorProto, numpy_helper
+    ft = TensorProto.FLOAT16 if f16 else TensorProto.FLOAT
     nodes = [helper.make_node(t, i, o, **a) for t, i, o, a in g.nodes]
-    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s, _ in g.inputs
+    ins = [helper.make_tensor_value_info(n, ft, s) for n, s, _ in g.inputs
            if not baked or n in DATA_INPUTS]
-    outv = [helper.make_tensor_value_info(o, TensorProto.FLOAT, s) for o, s in outs]
-    inits = [numpy_helper.from_array(a, n) for n, a in g.consts]
+    outv = [helper.make_tensor_value_info(o, ft, s) for o, s in outs]
+    inits = [numpy_helper.from_array(half_if(a, f16), n) for n, a in g.consts]
     if baked:  # the same seeded weights as --npy writes, stored as initializers
-        inits += [numpy_helper.from_array(make_array(name, n, s, i), n) for n, s, i in g.inputs
-                  if n not in DATA_INPUTS]
+        inits += [numpy_helper.from_array(half_if(make_array(name, n, s, i), f16), n)
+                  for n, s, i in g.inputs if n not in DATA_INPUTS]
     graph = helper.make_graph(nodes, name, ins, outv, inits)
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="kiln-bench")
     m.ir_version = 8
@@ -171,18 +178,25 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnx"); ap.add_argument("--npy"); ap.add_argument("--small", action="store_true")
     ap.add_argument("--only", default="")
+    ap.add_argument("--f16", action="store_true",
+                    help="also write NAME_f16: the same model (same seeded values, rounded) in "
+                         "float16, weights, inputs and outputs")
     ap.add_argument("--baked", action="store_true",
                     help="weights as initializers (too big to carry at full size; for compiling "
                          "on the GPU machine with a carried kiln, see measuring.md)")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
-    for name, fn in models(a.small).items():
+    variants = [(n, fn, False) for n, fn in models(a.small).items()]
+    if a.f16:
+        variants += [(n + "_f16", fn, True) for n, fn in models(a.small).items()]
+    for name, fn, f16 in variants:
         if only and name not in only:
             continue
         g, outs = fn()
+        seed = name[:-4] if f16 else name  # the f32 model's values
         if a.onnx:
             os.makedirs(a.onnx, exist_ok=True)
-            write_onnx(name, g, outs, os.path.join(a.onnx, name + ".onnx"), a.baked)
+            write_onnx(seed, g, outs, os.path.join(a.onnx, name + ".onnx"), a.baked, f16)
             print(f"{name}: {len(g.nodes)} nodes, {len(g.inputs)} inputs, "
                   f"{sum(int(np.prod(s)) for _, s, _ in g.inputs) / 1e6:.1f} M input floats")
         if a.npy:
@@ -190,7 +204,8 @@ def main():
             for n, s, init in g.inputs:
                 if a.baked and n not in DATA_INPUTS:
                     continue
-                np.save(os.path.join(a.npy, f"{name}.in.{n}.npy"), make_array(name, n, s, init))
+                np.save(os.path.join(a.npy, f"{name}.in.{n}.npy"),
+                        half_if(make_array(seed, n, s, init), f16))
 
 
 if __name__ == "__main__":

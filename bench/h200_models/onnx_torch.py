@@ -148,10 +148,19 @@ def main():
     ap.add_argument("--warmup-seconds", type=float, default=0.0,
                     help="warm up at least this long too (the GPU raises its clock under load)")
     ap.add_argument("--save")
+    ap.add_argument("--upcast", action="store_true",
+                    help="run a float16 model in float32 (weights and inputs widened): the f32 "
+                         "reference for a model kiln runs in half precision")
     a = ap.parse_args()
     name = os.path.splitext(os.path.basename(a.model))[0]
     m = Model(a.model, a.backend)
     feeds = {n: m.dev(np.load(os.path.join(a.inputs, f"{name}.in.{n}.npy"))) for n in m.input_names}
+    if a.upcast:
+        widen = lambda v: v.float() if a.backend == "torch" and v.dtype.is_floating_point else (
+            v.astype(np.float32) if a.backend != "torch" and v.dtype == np.float16 else v)
+        m.consts = {k: widen(v) if not isinstance(v, np.ndarray) or v.dtype != np.int64 else v
+                    for k, v in m.consts.items()}
+        feeds = {k: widen(v) for k, v in feeds.items()}
     if a.backend == "torch":
         torch = m.torch
         with torch.no_grad():
@@ -167,9 +176,10 @@ def main():
     else:
         t0 = time.perf_counter(); outs = m.run(feeds); ts = [(time.perf_counter() - t0) * 1e3]
         outs = [np.asarray(o, np.float32) for o in outs]
+    halves = {o.name for o in m.m.graph.output if o.type.tensor_type.elem_type == onnx.TensorProto.FLOAT16}
     for n, o in zip(m.output_names, outs):
-        if a.save:
-            np.save(f"{a.save}.{n}.npy", o)
+        if a.save:  # in the output's own type (a float16 golden: the f32 result rounded once)
+            np.save(f"{a.save}.{n}.npy", o.astype(np.float16) if n in halves else o)
         print(f"  output {n} {list(o.shape)} finite={bool(np.isfinite(o).all())} "
               f"mean|y|={float(np.abs(o).mean()):.4g} max|y|={float(np.abs(o).max()):.4g}")
     print(f"{a.backend} {name}: median {statistics.median(ts):.3f} ms (min {min(ts):.3f}) over {len(ts)} calls")

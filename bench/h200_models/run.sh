@@ -28,12 +28,17 @@ if [ "$backend" = torch ]; then
 fi
 cd "$dir"
 small=(); [ "${SMALL:-0}" = 1 ] && small=(--small)
+# F16=1: the NAME_f16 models too (gen.py --f16: float16 weights, inputs and outputs). PyTorch
+# runs them in float16 (its fp16 eager time); their golden is the same model run in float32
+# (onnx_torch.py --upcast) rounded to float16, and kiln's check uses TOL16.
+f16=(); [ "${F16:-0}" = 1 ] && f16=(--f16)
+tol16=${TOL16:---rtol 1e-2 --atol 5e-2}
 baked=()
 if [ "${BAKED:-0}" = 1 ]; then
   baked=(--baked)
   export LD_LIBRARY_PATH=$PWD${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   for m in ${MODELS:-bert_base_b8 resnet50_b32 resnet50_b1}; do
-    $py gen.py --onnx . --baked --only "$m" "${small[@]}" || exit 1
+    $py gen.py --onnx . --baked --only "$m" "${small[@]}" "${f16[@]}" || exit 1
     t0=$(date +%s%N)
     ./kiln compile "$m.onnx" -o "$m.kiln" --target vulkan-nvidia --stats "$m.stats.json" || exit 1
     echo "$m: compiled on this machine in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
@@ -45,7 +50,7 @@ if [ "${BAKED:-0}" = 1 ]; then
     done
   done
 fi
-t0=$SECONDS; $py gen.py --npy . "${small[@]}" "${baked[@]}"; echo "gen.py --npy: $((SECONDS - t0)) s"
+t0=$SECONDS; $py gen.py --npy . "${small[@]}" "${baked[@]}" "${f16[@]}"; echo "gen.py --npy: $((SECONDS - t0)) s"
 # Runs a command while sampling the SM clock; prints the median clock of its last 400 ms.
 clocked() {
   local log sampler=; log=$(mktemp)
@@ -71,12 +76,16 @@ for k in *.kiln; do
     echo "== torch $m"
     clocked $py onnx_torch.py "$m.onnx" --backend "$backend" --inputs . --save "$m.torch" --warmup 10 --warmup-seconds "$warm" --iters 50 | tee "$m.torch.txt"
     sed -n 's/.*: median \([0-9.]*\) ms.*/\1/p' "$m.torch.txt" > "$m.torch.ms"
+    case $m in *_f16)  # the golden: the float16 model computed in float32
+      $py onnx_torch.py "$m.onnx" --backend "$backend" --inputs . --save "$m.torch" --upcast --warmup 1 --iters 1 | tee -a "$m.torch.txt";;
+    esac
   }
+  tol=(--rtol 1e-3 --atol 1e-4); case $m in *_f16) read -r -a tol <<< "$tol16";; esac
   args=()
   for f in "$m".in.*.npy; do n=${f#"$m".in.}; args+=(--input "${n%.npy}=$f"); done
   for f in "$m".torch.*.npy; do n=${f#"$m".torch.}; args+=(--golden "${n%.npy}=$f"); done
   echo "== kiln $a ($(stat -c %s "$k") artifact bytes)"
-  clocked ./kiln_bench "$k" --device vulkan "${args[@]}" --warmup 10 --warmup-seconds "$warm" --iters 50 --rtol 1e-3 --atol 1e-4 --profile "${PROFILE:-0}" \
+  clocked ./kiln_bench "$k" --device vulkan "${args[@]}" --warmup 10 --warmup-seconds "$warm" --iters 50 "${tol[@]}" --profile "${PROFILE:-0}" \
     | tee "$a.kiln.txt"
   echo "rc=${PIPESTATUS[0]}"
   host=$(sed -n 's/.*host \([0-9.]*\) ms, device.*/\1/p' "$a.kiln.txt")
@@ -109,7 +118,7 @@ PY
 # timestamps (the device column's calls); host: kiln's whole plain call (input upload, output
 # read-back, submit and wait included).
 echo "== summary (ms; ratios = torch eager / kiln; err = kiln vs torch max abs err, check)"
-printf '| workload | kiln device ms | kiln span ms | kiln timed span ms | kiln host ms | torch fp32 eager ms | torch / kiln device | torch / kiln span | max abs err vs torch | SM MHz kiln / torch |\n|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| workload | kiln device ms | kiln span ms | kiln timed span ms | kiln host ms | torch eager ms (fp32; fp16 for *_f16) | torch / kiln device | torch / kiln span | max abs err vs torch | SM MHz kiln / torch |\n|---|---|---|---|---|---|---|---|---|---|\n'
 ratio() { $py -c "print(f'{float(\"$1\") / float(\"$2\"):.2f}x')" 2>/dev/null || echo "?"; }
 while IFS=$'\t' read -r a d s ts h t e c; do
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$a" "$d" "$s" "$ts" "$h" "$t" "$(ratio "$t" "$d")" "$(ratio "$t" "$s")" "$e" "$c"
