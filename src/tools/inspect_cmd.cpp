@@ -8,9 +8,12 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace kiln::tools {
 
@@ -36,7 +39,28 @@ std::string describe(const kiln_tensor_info &t) {
   return fmt::format("'{}' {}[{}] ({} bytes)", t.name, kiln_dtype_name(t.dtype), dims, t.bytes);
 }
 
-// One line per executable: its name and code kind (only after the runtime accepted `bytes`).
+// What a device must offer to run an executable, as the Vulkan names the runtime reports when
+// one is missing (so a user can see why a device refuses the artifact), then its limits.
+std::string requirements_of(const fb::Requirements *r) {
+  if (!r)
+    return "";
+  std::vector<std::string> out;
+#define KILN_X(field, name)                                                                        \
+  if (r->field())                                                                                  \
+    out.emplace_back(name);
+  KILN_DEVICE_FEATURES(KILN_X)
+#undef KILN_X
+  if (r->subgroup_size())
+    out.push_back(fmt::format("subgroup size {}", r->subgroup_size()));
+  if (r->shared_memory_bytes())
+    out.push_back(fmt::format("{} bytes of shared memory", r->shared_memory_bytes()));
+  if (r->max_workgroup_invocations())
+    out.push_back(fmt::format("{} invocations per workgroup", r->max_workgroup_invocations()));
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
+// One line per executable: its name and code kind (only after the runtime accepted `bytes`),
+// then what it requires of the device.
 void print_executables(const std::vector<uint8_t> &bytes) {
   const fb::Model *model = fb::GetModel(bytes.data());
   if (!model->executables())
@@ -49,6 +73,17 @@ void print_executables(const std::vector<uint8_t> &bytes) {
     else if (const fb::NativeCode *n = e->code_as_NativeCode())
       kind = fmt::format("native {} ({} bytes)", n->format()->str(), n->bytes()->size());
     fmt::print("executable {}: '{}' {}\n", i, e->name() ? e->name()->str() : "", kind);
+    if (const std::string req = requirements_of(e->requirements()); !req.empty())
+      fmt::print("  requires: {}\n", req);
+  }
+  if (const fb::NativeLibrary *lib = model->native_library()) {
+    std::vector<std::string> features;
+    if (lib->cpu_features())
+      for (const auto *f : *lib->cpu_features())
+        features.push_back(f->str());
+    fmt::print("native library: {} for {} ({} bytes), requires CPU features: {}\n",
+               lib->format() ? lib->format()->str() : "?", lib->isa() ? lib->isa()->str() : "?",
+               lib->bytes() ? lib->bytes()->size() : 0, fmt::join(features, ", "));
   }
 }
 
