@@ -14,6 +14,7 @@
 // Links libkiln_runtime and the .npy reader only: it runs where the compiler cannot (the GPU
 // machine), and is linked with static libstdc++ for that reason.
 #include "kiln/kiln.h"
+#include "support/half.h"
 #include "support/npy.h"
 #include "tools/bench_core.h"
 
@@ -41,7 +42,9 @@ double f32_at(const kiln_tensor_info &info, const void *data, size_t i) {
   if (info.dtype == KILN_F64) return static_cast<const double *>(data)[i];
   if (info.dtype == KILN_I64) return static_cast<double>(static_cast<const int64_t *>(data)[i]);
   if (info.dtype == KILN_I32) return static_cast<const int32_t *>(data)[i];
-  return NAN;
+  if (info.dtype == KILN_F16) return kiln::f16_to_f32(static_cast<const uint16_t *>(data)[i]);
+  if (info.dtype == KILN_BF16) return kiln::bf16_to_f32(static_cast<const uint16_t *>(data)[i]);
+  return NAN;  // a dtype the comparison does not read: reported as a mismatch, never as a pass
 }
 
 } // namespace
