@@ -62,6 +62,7 @@ struct CompileStats {
   int coop_contractions = 0;
   int split_k_contractions = 0; // tiled contractions among them run as split-K
   int shifted_rows_contractions = 0; // matrix convolutions among them run as shifted rows
+  int tap_major_contractions = 0;    // coop convolutions with k tap-major (repacked weights)
   int im2col_contractions = 0;       // ... or as im2col (too few channels for shifted rows)
   // Row reductions (softmax, normalisation, reduce) per strategy; the split path of long rows
   // is not counted.

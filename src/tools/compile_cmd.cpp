@@ -139,6 +139,7 @@ Status compile(const CompileArgs &a) {
                                           {"coop", stats.coop_contractions},
                                           {"split_k", stats.split_k_contractions},
                                           {"shifted_rows", stats.shifted_rows_contractions},
+                                          {"tap_major", stats.tap_major_contractions},
                                           {"im2col", stats.im2col_contractions}}},
                         {"row_reductions", {{"naive", stats.naive_row_reductions},
                                             {"workgroup_rows", stats.workgroup_row_reductions}}},

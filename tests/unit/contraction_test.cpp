@@ -3,6 +3,7 @@
 // strategy and compared with the reference executor; the strategy table and its overrides.
 #include "compiler/schedules/schedule.h"
 #include "e2e_util.h"
+#include "support/half.h"
 #include "test_module.h"
 
 #include <gtest/gtest.h>
@@ -217,7 +218,7 @@ TEST(Contraction, CooperativeMatricesOnTheCpuBackend) {
   // Small tiles: the C compiler builds each invocation's unrolled staging (GPU tiles of 256
   // invocations become a few invocations here, each staging a large share of the slices), so
   // the second variant (two subgroups, one staging buffer) runs on two of the products only.
-  auto check = [&](const Module &m, const char *spec, int contractions) {
+  auto check = [&](const Module &m, const char *spec, int contractions, int split = 0) {
     SCOPED_TRACE(spec);
     CompileOptions o;
     ASSERT_TRUE(compiler::parse_contraction_override(spec, &o.contraction_override));
@@ -225,6 +226,7 @@ TEST(Contraction, CooperativeMatricesOnTheCpuBackend) {
     // f16 outputs: one rounding of the f32 sum (the reference sums in another order).
     test::expect_matches_reference(m, {}, 2e-3, 2e-3, *cpu, o, &st);
     EXPECT_EQ(st.coop_contractions, contractions);
+    EXPECT_EQ(st.split_k_contractions, split);
   };
   check(t.m, "coop:32x32x16:16x16!", 5);
   TestModule t2;
@@ -235,6 +237,31 @@ TEST(Contraction, CooperativeMatricesOnTheCpuBackend) {
   t2.g->results = {t2.op("kiln.gemm", {a2, w2}, {{"trans_b", int64_t(1)}}),
                    t2.op("kiln.conv", {x2, k2}, {{"pads", std::vector<int64_t>{1, 1, 0, 0}}})};
   check(t2.m, "coop:16x32x32:16x16:s1!", 2);
+  // Split-K (partial sums, then the kernel adding them and applying the epilogue): the gemm's
+  // K = 40 is three 16-deep steps, three slices; the conv's 18 two steps, two slices.
+  check(t2.m, "coop:16x16x16:16x16:k3!", 2, 2);
+  // Constant weights of a 3x3 convolution whose channels are whole k steps: k tap-major, the
+  // weights repacked (stats: tap_major); a 1x1 convolution of two images folded into N with 16
+  // positions each: its input staged as 4-element runs.
+  TestModule t3;
+  Tensor wk(DType::f16, Shape{8, 32, 3, 3});
+  for (int64_t i = 0; i < wk.numel(); ++i)
+    wk.data_mut<uint16_t>()[i] = f32_to_f16(static_cast<float>((i * 37) % 19 - 9) / 16.0f);
+  Value *x3 = t3.param(DType::f16, {2, 32, 7, 5}, "x");
+  Value *x4 = t3.param(DType::f16, {2, 8, 4, 4}, "x4");
+  Value *w4 = t3.param(DType::f16, {8, 8, 1, 1}, "w4");
+  t3.g->results = {t3.op("kiln.conv", {x3, t3.b.constant(std::move(wk))},
+                         {{"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                          {"strides", std::vector<int64_t>{2, 1}}}),
+                   t3.op("kiln.conv", {x4, w4})};
+  CompileStats st3;
+  {
+    CompileOptions o;
+    ASSERT_TRUE(compiler::parse_contraction_override("coop:16x16x16:16x16!", &o.contraction_override));
+    test::expect_matches_reference(t3.m, {}, 2e-3, 2e-3, *cpu, o, &st3);
+  }
+  EXPECT_EQ(st3.coop_contractions, 2);
+  EXPECT_EQ(st3.tap_major_contractions, 1);
 }
 
 TEST(ContractionTable, CoopForHalfOperandsOnNvidiaOnly) {
@@ -250,9 +277,12 @@ TEST(ContractionTable, CoopForHalfOperandsOnNvidiaOnly) {
   const ContractionSchedule big = pick(*nv, 4096, 4096, 4096, ScalarType::f16);
   EXPECT_EQ(big.strategy, Strategy::coop);
   EXPECT_EQ(big.tile.tm, 128);
+  EXPECT_EQ(big.tile.tn, 256);
   EXPECT_LE(compiler::coop_shared_bytes(big.tile), nv->shared_memory_bytes);
   EXPECT_EQ(compiler::coop_invocations(big.tile, *nv), 256u);
-  // Too few 128x128 tiles for the SMs: 64x64 ones; small shapes the 32x32 row.
+  // Too few 128x256 tiles for the SMs but enough 128x128 ones; too few of those: 64x64 ones;
+  // small shapes the 32x32 row.
+  EXPECT_EQ(pick(*nv, 2048, 2048, 1024, ScalarType::f16).tile.tn, 128);
   EXPECT_EQ(pick(*nv, 512, 1568, 4608, ScalarType::f16).tile.tm, 64);
   EXPECT_EQ(pick(*nv, 1, 1000, 2048, ScalarType::f16).tile.tm, 32);
   // Must not fire: f32 operands, lavapipe (no cooperative matrices), the cpu table, naive.
@@ -275,8 +305,16 @@ TEST(ContractionTable, CoopForHalfOperandsOnNvidiaOnly) {
                 .strategy,
             Strategy::coop);
   for (const char *bad : {"coop:64x64x32:32x24", "coop:64x64x24:32x32", "coop:64x64x32:8x32",
-                          "coop:64x64x32:32x32:k2"})
+                          "coop:64x64x32:32x32:k0"})
     EXPECT_FALSE(compiler::parse_contraction_override(bad, &o)) << bad;
+  // Split-K: resnet50's last stage at batch 1 (M = 512, N = 49, K = 4608) has 32 tiles of
+  // 32x32 for 132 SMs; the large row never splits (too few tiles: the next rows).
+  const ContractionSchedule late = pick(*nv, 512, 49, 4608, ScalarType::f16);
+  EXPECT_EQ(late.strategy, Strategy::coop);
+  EXPECT_EQ(late.tile.tm, 32);
+  EXPECT_GT(late.split_k, 1);
+  EXPECT_EQ(pick(*nv, 4096, 4096, 4096, ScalarType::f16).split_k, 1);
+  EXPECT_EQ(pick(*nv, 512, 1568, 4608, ScalarType::f16).split_k, 1);
 }
 
 TEST(ContractionTable, PicksByTargetAndShape) {

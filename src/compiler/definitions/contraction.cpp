@@ -644,23 +644,28 @@ Status emit_split_k(GridKernel &g, const ContractionDef &d, const ContractionSch
   LowerCtx &c = g.ctx();
   c.count_split_k();
   const int partials = c.new_scratch(static_cast<uint64_t>(slices * outputs) * 4);
-  GridKernel gp(c, g.op(), g.kernel().name + fmt::format("_tiled{}x{}_splitk{}", t.tm, t.tn, slices));
+  GridKernel gp(c, g.op(), g.kernel().name + fmt::format("_{}{}x{}_splitk{}", to_string(s.strategy),
+                                                         t.tm, t.tn, slices));
   ContractionDef pd = d;
   KILN_ASSIGN(pd.a, gp.in(d.a_value));
   KILN_ASSIGN(pd.b, gp.in(d.b_value));
   const BufferVar part = gp.scratch(partials, d.acc, true);
-  const Layout l = make_layout(t, true, true);
+  const Layout l = make_layout(t, true, true); // l.zg: the grid's z, as the coop kernel binds it
   pd.store = [&](const Expr &, const Expr &m, const Expr &n, const Expr &acc) -> Result<Stmt> {
     return kir::store(part, (l.zg * d.M + m) * d.N + n, acc);
   };
-  KILN_ASSIGN(Stmt body, tiled_body(gp, pd, t, l, per));
   auto grid = grid_of(d, t, static_cast<int>(slices));
   if (grid[2] > static_cast<uint64_t>(kMaxGroups))
     return Status::error(g.op().describe() + ": split-K grid exceeds 65535 workgroups");
-  KILN_TRY(gp.finish_grid({static_cast<uint32_t>(l.wx), static_cast<uint32_t>(l.wy), 1},
-                          {static_cast<uint32_t>(grid[0]), static_cast<uint32_t>(grid[1]),
-                           static_cast<uint32_t>(grid[2])},
-                          bind_layout(l, t, d.batch, body)));
+  if (s.strategy == Strategy::coop) {
+    KILN_TRY(emit_coop(gp, pd, t, per, slices));
+  } else {
+    KILN_ASSIGN(Stmt body, tiled_body(gp, pd, t, l, per));
+    KILN_TRY(gp.finish_grid({static_cast<uint32_t>(l.wx), static_cast<uint32_t>(l.wy), 1},
+                            {static_cast<uint32_t>(grid[0]), static_cast<uint32_t>(grid[1]),
+                             static_cast<uint32_t>(grid[2])},
+                            bind_layout(l, t, d.batch, body)));
+  }
   const BufferVar in = g.scratch(partials, d.acc, false);
   g.kernel().name += fmt::format("_splitk{}_sum", slices);
   return g.finish(outputs, [&](Expr i) -> Result<Stmt> {
@@ -694,7 +699,9 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
       }
     }
   }
-  if (s.split_k > 1 && (s.strategy != Strategy::tiled || !d.a_value || !d.b_value)) s.split_k = 1;
+  if (s.split_k > 1 &&
+      ((s.strategy != Strategy::tiled && s.strategy != Strategy::coop) || !d.a_value || !d.b_value))
+    s.split_k = 1;
   if (s.strategy == Strategy::matrix) {
     // Matrices of one invocation per subgroup and f32 (what the C backend multiplies); other
     // targets and accumulators keep a register block.
@@ -747,7 +754,7 @@ Status emit_contraction(GridKernel &g, const ContractionDef &d, const Contractio
   const TileConfig &t = s.tile;
   KILN_ASSERT(t.tm % t.rm == 0 && t.tn % t.rn == 0, "contraction tile not a multiple of its block");
   if (s.split_k > 1) return emit_split_k(g, d, s);
-  if (s.strategy == Strategy::coop) return emit_coop(g, d, s);
+  if (s.strategy == Strategy::coop) return emit_coop(g, d, t);
   const Layout l = make_layout(t, false, s.strategy == Strategy::tiled);
   Result<Stmt> body = s.strategy == Strategy::tiled    ? tiled_body(g, d, t, l, 0)
                       : s.strategy == Strategy::matrix ? matrix_body(g, d, t, l)

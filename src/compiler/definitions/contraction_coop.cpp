@@ -38,6 +38,7 @@ struct Slice {
 // linear invocation id and subgroup coordinates.
 struct CoopLayout {
   Expr lid, m0, n0, z, sg, lane, sx, sy;
+  Expr slice; // split-K: the workgroup's K slice (else undefined)
   int invocations = 0, subgroup = 32;
 };
 
@@ -57,6 +58,41 @@ std::optional<int64_t> vector_stride(
   return st;
 }
 
+// Whether an operand's rows along y are runs of 4 contiguous elements, each starting at an
+// index that is a multiple of 4: element (z, x, y) at index(z, x, y - y % 4) + y % 4, Y a
+// multiple of 4, no padding (probed at sample points, as row_major_stride). A batch of images
+// folded into a 1x1 convolution's N is such an operand when the positions per image are a
+// multiple of 4: no run crosses an image. A 4-lane read then loads from its first element's
+// own index.
+bool vector_runs(const std::function<OperandRef(int64_t z, int64_t x, int64_t y)> &at,
+                 int64_t batch, int64_t X, int64_t Y) {
+  if (Y % 4 != 0 || Y < 4) return false;
+  auto index = [&](int64_t z, int64_t x, int64_t y) -> std::optional<int64_t> {
+    const OperandRef r = at(z, x, y);
+    if (r.inside.defined()) {
+      const auto *c = simplify(r.inside).as<IntImm>();
+      if (!c || c->value == 0) return std::nullopt;
+    }
+    if (const auto *c = simplify(r.index).as<IntImm>()) return c->value;
+    return std::nullopt;
+  };
+  std::vector<int64_t> ys, xs;
+  for (int64_t y = 0; y < std::min<int64_t>(Y, 64); y += 4) ys.push_back(y);
+  for (int64_t y : {Y / 3, Y / 2, (2 * Y) / 3, Y - 64, Y - 4}) ys.push_back(std::max<int64_t>(0, y - y % 4));
+  for (int64_t x : {int64_t(0), int64_t(1), X / 2, X - 1}) xs.push_back(x);
+  for (int64_t z : {int64_t(0), batch - 1})
+    for (int64_t x : xs)
+      for (int64_t y : ys) {
+        const auto first = index(z, x, y);
+        if (!first || *first % 4 != 0) return false;
+        for (int64_t q = 1; q < 4; ++q) {
+          const auto v = index(z, x, y + q);
+          if (!v || *v != *first + q) return false;
+        }
+      }
+  return true;
+}
+
 // The global read of staging unit `u` (< units) of the slice starting at k0: a scalar or a
 // vector of f16, zero outside the operand.
 Expr unit_read(const ContractionDef &d, const Slice &s, const CoopLayout &l, const Expr &k0,
@@ -64,9 +100,11 @@ Expr unit_read(const ContractionDef &d, const Slice &s, const CoopLayout &l, con
   const int per_row = s.cols / s.lanes;
   const Expr r = u / per_row, c = (u % per_row) * s.lanes;
   const int64_t K = d.K();
-  Expr mn, k;                   // the row / column of the operand, the reduction index
-  if (s.is_a || s.b_by_n) mn = (s.is_a ? l.m0 : l.n0) + r, k = k0 + c;
-  else k = k0 + r, mn = l.n0 + c;
+  Expr mn, k, off;              // the row / column of the operand, the reduction index
+  if (s.is_a || s.b_by_n) mn = (s.is_a ? l.m0 : l.n0) + r, off = c;
+  else off = r, mn = l.n0 + c;
+  k = k0 + off;
+  const int tk = s.is_a || s.b_by_n ? s.cols : s.rows;
   const int64_t extent = s.is_a ? d.M : d.N;
   // Only a partial tile or k step can reach past the operand: there the read is clamped into
   // it and the value replaced by zero.
@@ -76,9 +114,26 @@ Expr unit_read(const ContractionDef &d, const Slice &s, const CoopLayout &l, con
     both(mn < extent), mc = min(mn, i32(extent - 1));
   if (K % (s.is_a || s.b_by_n ? s.cols : s.rows) != 0) both(k < K), kc = min(k, i32(K - 1));
   const BufferVar &buf = s.is_a ? d.a : d.b;
+  // The reduction coordinates: where the innermost reduction dim is a whole number of steps
+  // (a tap-major convolution's channels), a step never crosses it, so k0's coordinates
+  // (uniform across the workgroup) are decomposed once and only the innermost one moves.
+  std::vector<Expr> ks;
+  if (d.kdims.size() > 1 && d.kdims.back() % tk == 0) {
+    ks = coords_of(k0, d.kdims);
+    ks.back() = ks.back() + off;
+  } else {
+    ks = coords_of(kc, d.kdims);
+  }
+  if (s.lanes > 1 && !stride) {
+    // Runs of 4 along n (vector_runs): the first element's own index; a clamped run starts at
+    // N - 4, still a whole run.
+    const Expr n = d.N % s.cols != 0 ? min(mn, i32(d.N - 4)) : mn;
+    const Expr index = d.b_at(l.z, ks, n).index;
+    if (!ok.defined()) return vector_load(buf, index, s.lanes);
+    return select(ok, vector_load(buf, index, s.lanes), broadcast(make_const(kF16, 0), s.lanes));
+  }
   if (s.lanes == 1) {
-    const OperandRef ref = s.is_a ? d.a_at(l.z, mc, coords_of(kc, d.kdims))
-                                  : d.b_at(l.z, coords_of(kc, d.kdims), mc);
+    const OperandRef ref = s.is_a ? d.a_at(l.z, mc, ks) : d.b_at(l.z, ks, mc);
     return read(buf, ref, ok, kF16);
   }
   // Row-major along the vector axis (k for A and a B by n, n for B): origin + row * stride +
@@ -226,15 +281,19 @@ Slices plan_slices(GridKernel &g, const ContractionDef &d, const TileConfig &t) 
     p.b = Slice{{}, t.tn, t.tk, t.tk + kCoopPad, 4, false, true};
     p.b_stride = b_by_n;
   } else {
-    p.b = Slice{{}, t.tk, t.tn, t.tn + kCoopPad, p.b_stride ? 4 : 1, false, false};
+    const bool runs = !p.b_stride && vector_runs([&](int64_t z, int64_t k, int64_t n) {
+      return d.b_at(i32(z), kc(k), i32(n));
+    }, d.batch, K, d.N);
+    p.b = Slice{{}, t.tk, t.tn, t.tn + kCoopPad, p.b_stride || runs ? 4 : 1, false, false};
   }
   p.a.tile = g.kernel().add_shared("a_tile", kF16, stages * static_cast<uint32_t>(p.a.size()));
   p.b.tile = g.kernel().add_shared("b_tile", kF16, stages * static_cast<uint32_t>(p.b.size()));
   return p;
 }
 
+// `steps_per_slice` > 0: split-K, the workgroup runs tk steps [slice * it, min(+it, all)).
 Result<Stmt> coop_body(GridKernel &g, const ContractionDef &d, const TileConfig &t,
-                       const CoopLayout &l) {
+                       const CoopLayout &l, int64_t steps_per_slice) {
   const Slices p = plan_slices(g, d, t);
   const Staging sa(d, p.a, l, p.a_stride, "ra"), sb(d, p.b, l, p.b_stride, "rb");
   const ValueType tc = ValueType::coop_matrix(ScalarType::f32, kCoopM, kCoopN, MatrixUse::accumulator);
@@ -247,12 +306,19 @@ Result<Stmt> coop_body(GridKernel &g, const ContractionDef &d, const TileConfig 
   const int64_t steps = (d.K() + t.tk - 1) / t.tk;
   const Expr kt = var("kt", ScalarType::i32), cur = var("cur", ScalarType::i32);
   const bool two = t.stages == 2;
-  sa.reads(i32(0), true, body);
-  sb.reads(i32(0), true, body);
+  // The steps this workgroup runs: all, or its slice's (uniform across the workgroup).
+  Expr first = i32(0), count = i32(steps), end = i32(steps);
+  if (steps_per_slice > 0) {
+    first = l.slice * steps_per_slice;
+    count = min(i32(steps_per_slice), i32(steps) - first);
+    end = first + count;
+  }
+  sa.reads(first * t.tk, true, body);
+  sb.reads(first * t.tk, true, body);
   std::vector<Stmt> next, step;
   sa.reads((kt + 1) * t.tk, false, next);
   sb.reads((kt + 1) * t.tk, false, next);
-  const Stmt next_reads = if_then(kt + 1 < i32(steps), block(std::move(next)));
+  const Stmt next_reads = if_then(kt + 1 < end, block(std::move(next)));
   if (two) {
     sa.stores(i32(0), body);
     sb.stores(i32(0), body);
@@ -262,9 +328,10 @@ Result<Stmt> coop_body(GridKernel &g, const ContractionDef &d, const TileConfig 
     std::vector<Stmt> st;
     sa.stores(i32(1) - cur, st);
     sb.stores(i32(1) - cur, st);
-    step.push_back(if_then(kt + 1 < i32(steps), block(std::move(st))));
+    step.push_back(if_then(kt + 1 < end, block(std::move(st))));
     step.push_back(barrier());
-    body.push_back(for_loop(kt, i32(0), i32(steps), let(cur, kt % 2, block(std::move(step)))));
+    // Buffer 0 holds the first step's slice: step kt uses buffer (kt - first) % 2.
+    body.push_back(for_loop(kt, first, count, let(cur, (kt - first) % 2, block(std::move(step)))));
   } else {
     sa.stores(Expr(), step);
     sb.stores(Expr(), step);
@@ -272,7 +339,7 @@ Result<Stmt> coop_body(GridKernel &g, const ContractionDef &d, const TileConfig 
     step.push_back(next_reads);
     for (Stmt &s : multiply_slice(t, p.a, p.b, l, Expr(), acc)) step.push_back(std::move(s));
     step.push_back(barrier());
-    body.push_back(for_loop(kt, i32(0), i32(steps), block(std::move(step))));
+    body.push_back(for_loop(kt, first, count, block(std::move(step))));
   }
   KILN_ASSIGN(Stmt epilogue, store_accumulators(g, d, t, l, acc));
   body.push_back(epilogue);
@@ -281,8 +348,8 @@ Result<Stmt> coop_body(GridKernel &g, const ContractionDef &d, const TileConfig 
 
 } // namespace
 
-Status emit_coop(GridKernel &g, const ContractionDef &d, const ContractionSchedule &s) {
-  const TileConfig &t = s.tile;
+Status emit_coop(GridKernel &g, const ContractionDef &d, const TileConfig &t,
+                 int64_t steps_per_slice, int64_t slices) {
   const kir::TargetDesc &target = g.ctx().target();
   CoopLayout l;
   l.subgroup = static_cast<int>(target.subgroup_size);
@@ -295,20 +362,30 @@ Status emit_coop(GridKernel &g, const ContractionDef &d, const ContractionSchedu
   l.lane = var("lane", ScalarType::i32);
   l.sx = var("sx", ScalarType::i32);
   l.sy = var("sy", ScalarType::i32);
-  KILN_ASSIGN(Stmt body, coop_body(g, d, t, l));
+  if (steps_per_slice > 0) l.slice = var("slice", ScalarType::i32);
+  KILN_ASSIGN(Stmt body, coop_body(g, d, t, l, steps_per_slice));
   const int wsn = t.tn / t.rn;
   body = let(l.sx, l.sg % wsn, let(l.sy, l.sg / wsn, body));
   body = let(l.sg, as_i32(subgroup_id()), let(l.lane, as_i32(subgroup_invocation_id()), body));
-  body = let(l.z, as_i32(workgroup_id(2)), body);
+  if (steps_per_slice > 0) {
+    // The grid's z is slice * batch + batch entry, bound as `zg` (split-K's partial store
+    // callback addresses the scratch buffer with it).
+    const Expr zg = var("zg", ScalarType::i32);
+    body = let(l.z, d.batch == 1 ? i32(0) : zg % d.batch, body);
+    body = let(l.slice, d.batch == 1 ? zg : zg / d.batch, body);
+    body = let(zg, as_i32(workgroup_id(2)), body);
+  } else {
+    body = let(l.z, as_i32(workgroup_id(2)), body);
+  }
   body = let(l.n0, as_i32(workgroup_id(0)) * t.tn, body);
   body = let(l.m0, as_i32(workgroup_id(1)) * t.tm, body);
   body = let(l.lid, as_i32(local_id(0)), body);
   const uint64_t gx = static_cast<uint64_t>((d.N + t.tn - 1) / t.tn),
                  gy = static_cast<uint64_t>((d.M + t.tm - 1) / t.tm),
-                 gz = static_cast<uint64_t>(d.batch);
+                 gz = static_cast<uint64_t>(d.batch * slices);
   if (gx > kMaxGroups || gy > kMaxGroups || gz > kMaxGroups)
     return Status::error(g.op().describe() + ": coop grid exceeds 65535 workgroups");
-  g.kernel().name += fmt::format("_coop{}x{}", t.tm, t.tn);
+  if (steps_per_slice == 0) g.kernel().name += fmt::format("_coop{}x{}", t.tm, t.tn);
   return g.finish_grid({static_cast<uint32_t>(l.invocations), 1, 1},
                        {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy),
                         static_cast<uint32_t>(gz)},

@@ -32,7 +32,10 @@ std::optional<int64_t> row_major_stride(
     const std::function<OperandRef(int64_t z, int64_t x, int64_t y)> &at, int64_t batch,
     int64_t X, int64_t Y, int64_t chunk = 0);
 
-// The coop strategy's kernel (contraction_coop.cpp), bound and finished through `g`.
-Status emit_coop(GridKernel &g, const ContractionDef &d, const ContractionSchedule &s);
+// The coop strategy's kernel (contraction_coop.cpp), bound and finished through `g`. With
+// `steps_per_slice` > 0 it is split-K's partial-sum kernel: `slices` slices of that many tk
+// steps, the grid's z (slice * batch + batch entry) bound as the i32 variable `zg`.
+Status emit_coop(GridKernel &g, const ContractionDef &d, const TileConfig &t,
+                 int64_t steps_per_slice = 0, int64_t slices = 1);
 
 } // namespace kiln::compiler::contraction_detail

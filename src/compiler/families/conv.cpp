@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cstring>
 
 namespace kiln::compiler {
 
@@ -52,8 +53,13 @@ namespace {
 // when the late layers have few positions per image.
 bool folds_images(int64_t images, int64_t G) { return G == 1 && images > 1; }
 
+//
+// `tap_major` (one group, weights repacked to [M][kernel offsets][C] by the caller): k runs
+// over (kernel offsets..., channel) instead, so a k step of whole channels sits at one kernel
+// offset and only the channel varies within it.
 ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, int64_t M,
-                               int64_t G, BufferVar X, BufferVar W, ScalarType at) {
+                               int64_t G, BufferVar X, BufferVar W, ScalarType at,
+                               bool tap_major = false) {
   const int64_t Cg = C / G, Mg = M / G, in_size = w.in_size(), ksize = w.kernel_size();
   const int64_t out_size = w.out_size();
   const bool fold = folds_images(images, G);
@@ -61,16 +67,22 @@ ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, i
   d.batch = fold ? 1 : images * G;
   d.M = Mg;
   d.N = fold ? images * out_size : out_size;
-  d.kdims.push_back(Cg);
+  if (!tap_major) d.kdims.push_back(Cg);
   for (int64_t k : w.kernel) d.kdims.push_back(k);
+  if (tap_major) d.kdims.push_back(Cg);
   d.acc = at;
   d.a = W;
   d.b = X;
   const Shape kshape(w.kernel);
+  // The channel and the kernel offsets of reduction coordinates k.
+  const auto channel = [tap_major](const std::vector<Expr> &k) { return tap_major ? k.back() : k[0]; };
+  const auto offsets = [tap_major](const std::vector<Expr> &k) {
+    return tap_major ? std::vector<Expr>(k.begin(), k.end() - 1) : std::vector<Expr>(k.begin() + 1, k.end());
+  };
   d.a_at = [=](const Expr &z, const Expr &m, const std::vector<Expr> &k) {
     Expr oc = G == 1 ? m : (z % G) * Mg + m;
-    std::vector<Expr> kw(k.begin() + 1, k.end());
-    return OperandRef{(oc * Cg + k[0]) * ksize + flatten(kw, kshape), Expr()};
+    if (tap_major) return OperandRef{(oc * ksize + flatten(offsets(k), kshape)) * Cg + channel(k), Expr()};
+    return OperandRef{(oc * Cg + channel(k)) * ksize + flatten(offsets(k), kshape), Expr()};
   };
   // A pointwise window (1x1 kernel, unit strides, no padding) reads the output position itself.
   bool pointwise = w.in == w.out;
@@ -78,14 +90,15 @@ ContractionDef conv_definition(const nn::Window &w, int64_t images, int64_t C, i
     pointwise = pointwise && w.kernel[r] == 1 && w.strides[r] == 1 && w.pad_begin[r] == 0;
   d.b_at = [=](const Expr &z, const std::vector<Expr> &k, const Expr &n) {
     Expr img = fold ? n / out_size : G == 1 ? z : z / G;
-    Expr ic = G == 1 ? k[0] : (z % G) * Cg + k[0];
+    Expr ic = G == 1 ? channel(k) : (z % G) * Cg + channel(k);
     Expr pos = fold ? n % out_size : n;
     if (pointwise) return OperandRef{(img * C + ic) * in_size + pos, Expr()};
+    const std::vector<Expr> kw = offsets(k);
     std::vector<Expr> o = unflatten(pos, w.out), x;
     Expr inside;
     auto conj = [&](Expr e) { inside = inside.defined() ? logical_and(inside, e) : e; };
     for (int64_t r = 0; r < w.rank(); ++r) {
-      Expr xr = o[r] * w.strides[r] - w.pad_begin[r] + k[r + 1] * w.dilations[r];
+      Expr xr = o[r] * w.strides[r] - w.pad_begin[r] + kw[r] * w.dilations[r];
       const int64_t hi = (w.out[r] - 1) * w.strides[r] - w.pad_begin[r] +
                          (w.kernel[r] - 1) * w.dilations[r];
       if (w.pad_begin[r] > 0) conj(xr >= 0);
@@ -445,12 +458,30 @@ Status lower_conv(LowerCtx &c, const Op &op) {
   const ContractionSchedule sched =
       depthwise ? ContractionSchedule{} : schedule_contraction(c, def);
   if (!depthwise) c.count_strategy(sched.strategy);
-  // Constant weights of one group on the matrix strategy: packed in panels of the tile.
   const Tensor *wt = const_operand(op, 1);
+  // Constant weights of one group with a window on the coop strategy, whole k steps of
+  // channels: tap-major k (see conv_definition), the weights repacked to [M][offsets][C] at
+  // compile time. Staging then decomposes each step's k once instead of every element's.
+  const bool tap_major = sched.strategy == Strategy::coop && sched.split_k == 1 && G == 1 && wt &&
+                         wt->dtype() == DType::f16 && ksize > 1 && C % sched.tile.tk == 0;
+  // Constant weights of one group on the matrix strategy: packed in panels of the tile.
   const bool panels = sched.strategy == Strategy::matrix && sched.split_k == 1 && G == 1 && wt &&
                       wt->dtype() == DType::f32 && at == ScalarType::f32;
   BufferVar W{-1, X.elem};
-  if (panels) {
+  if (tap_major) {
+    const size_t es = dtype_size(wt->dtype());
+    Tensor packed(wt->dtype(), Shape{M, ksize * C});
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t ci = 0; ci < C; ++ci)
+        for (int64_t t = 0; t < ksize; ++t)
+          std::memcpy(packed.raw_mut() + static_cast<size_t>((m * ksize + t) * C + ci) * es,
+                      wt->raw() + static_cast<size_t>((m * C + ci) * ksize + t) * es, es);
+    def = conv_definition(w, xd[0], C, M, G, X, BufferVar{-1, X.elem}, at, true);
+    def.a_value = wv;
+    def.b_value = xv;
+    def.a = g.scratch(c.new_constant(std::move(packed)), X.elem, false);
+    c.count_tap_major();
+  } else if (panels) {
     bind_a_panels(g, def, wt->data<float>(), sched.tile.tm, sched.tile.tk);
   } else {
     KILN_ASSIGN(W, g.in(wv));

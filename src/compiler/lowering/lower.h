@@ -153,6 +153,8 @@ public:
   int split_k_count() const { return split_k_count_; }
   void count_shifted_rows() { ++shifted_rows_count_; }
   int shifted_rows_count() const { return shifted_rows_count_; }
+  void count_tap_major() { ++tap_major_count_; }
+  int tap_major_count() const { return tap_major_count_; }
   void count_im2col() { ++im2col_count_; }
   int im2col_count() const { return im2col_count_; }
   void count_whole_rows() { ++whole_rows_count_; }
@@ -188,6 +190,7 @@ private:
   std::array<int, 5> strategy_count_{}; // by Strategy
   int split_k_count_ = 0;
   int shifted_rows_count_ = 0;
+  int tap_major_count_ = 0;
   int im2col_count_ = 0;
   int whole_rows_count_ = 0;
   std::array<int, 2> row_count_{};

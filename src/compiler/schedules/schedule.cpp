@@ -90,6 +90,7 @@ struct ContractionRow {
   Strategy strategy;
   TileConfig tile;
   int wave = 0, max_wave = 0;
+  bool no_split = false; // the row never splits K (a grid too small for it takes the next row)
 };
 
 // Sizes: NVIDIA rows follow the classic SIMT SGEMM shape (256 invocations, 8x8 or 4x4 per
@@ -104,9 +105,14 @@ struct ContractionRow {
 // block but skip staging (llvmpipe's shared memory is ordinary memory and its barriers switch
 // coroutines). The cpu row (one invocation per subgroup: the C backend) stages 64x32 and
 // 32x64 slices and multiplies them as f32 matrices with the prelude's register-blocked
-// microkernel (c_build.cpp), 64x64 accumulators per workgroup. Measured in bench/RESULTS.md.
-constexpr std::array<ContractionRow, 12> kContractionTable{{
-    {"nvidia-coop-large", 32, 49152, 256, 256, 256, 32, Strategy::coop, {128, 128, 32, 64, 32, 4, 2}, 1},
+// microkernel (c_build.cpp), 64x64 accumulators per workgroup. Coop rows (f16 operands): a
+// 128x256 tile of 64x64 subgroup blocks with one staging buffer led the 4096^3 f16 product
+// (0.592 ms; 128x128 of 64x32 blocks double-buffered 0.724, 64x64 tiles 0.815, on an H100 in
+// one run), then 128x128, 64x64 and 32x32 tiles as the grid shrinks. Measured in
+// bench/RESULTS.md.
+constexpr std::array<ContractionRow, 13> kContractionTable{{
+    {"nvidia-coop-wide", 32, 49152, 256, 128, 256, 32, Strategy::coop, {128, 256, 32, 64, 64, 4, 1}, 1, 0, true},
+    {"nvidia-coop-large", 32, 49152, 256, 256, 256, 32, Strategy::coop, {128, 128, 32, 64, 32, 4, 2}, 1, 0, true},
     {"nvidia-coop-medium", 32, 16384, 128, 64, 64, 32, Strategy::coop, {64, 64, 32, 32, 32, 4, 2}},
     {"nvidia-coop-small", 32, 16384, 128, 1, 1, 16, Strategy::coop, {32, 32, 32, 16, 16, 4, 2}},
     {"nvidia-large", 32, 49152, 256, 512, 512, 64, Strategy::tiled, {128, 128, 8, 8, 8, 4, 2}, 2},
@@ -127,8 +133,13 @@ int64_t min_groups_of(const ContractionRow &r, const kir::TargetDesc &t) {
 int64_t max_groups_of(const ContractionRow &r, const kir::TargetDesc &t) {
   return static_cast<int64_t>(r.max_wave) * t.compute_units;
 }
+// Split-K applies to the tiled and coop strategies.
+bool splits(Strategy s) { return s == Strategy::tiled || s == Strategy::coop; }
+
 int split_of(const ContractionRow &r, const kir::TargetDesc &t, const ContractionShape &s) {
-  return pick_split_k(t, s, r.tile, min_groups_of(r, t), max_groups_of(r, t));
+  if (!splits(r.strategy) || r.no_split) return 1;
+  return pick_split_k(t, s, r.tile, min_groups_of(r, t), max_groups_of(r, t),
+                      r.strategy == Strategy::coop ? coop_invocations(r.tile, t) : 0);
 }
 
 bool applies(const ContractionRow &r, const kir::TargetDesc &t, const ContractionShape &s) {
@@ -143,7 +154,7 @@ bool applies(const ContractionRow &r, const kir::TargetDesc &t, const Contractio
   if (static_cast<uint32_t>(r.tile.invocations()) > t.max_workgroup_invocations) return false;
   if (s.M < r.min_m || s.N < r.min_n || s.K < r.min_k) return false;
   if (r.wave == 0 || t.compute_units == 0) return true;
-  const int64_t groups = tile_groups(s, r.tile) * (r.strategy == Strategy::tiled ? split_of(r, t, s) : 1);
+  const int64_t groups = tile_groups(s, r.tile) * split_of(r, t, s);
   if (r.max_wave > 0 && groups > static_cast<int64_t>(r.max_wave) * t.compute_units) return false;
   return groups >= static_cast<int64_t>(r.wave) * t.compute_units;
 }
@@ -157,7 +168,7 @@ ContractionSchedule from_table(const kir::TargetDesc &t, const ContractionShape 
     out.reason = r.name;
     out.min_groups = min_groups_of(r, t);
     out.max_groups = max_groups_of(r, t);
-    if (r.strategy == Strategy::tiled) out.split_k = split_of(r, t, s);
+    out.split_k = split_of(r, t, s);
     return out;
   }
   out.reason = fmt::format("no table row for M={} N={} K={} on {}", s.M, s.N, s.K, t.name);
@@ -171,7 +182,7 @@ int64_t tile_groups(const ContractionShape &s, const TileConfig &t) {
 }
 
 int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const TileConfig &tile,
-                 int64_t min_groups, int64_t max_groups) {
+                 int64_t min_groups, int64_t max_groups, uint32_t invocations) {
   const int64_t groups = tile_groups(s, tile), units = t.compute_units;
   if (units == 0 || groups >= units || tile.tk <= 0) return 1;
   const int64_t steps = (s.K + tile.tk - 1) / tile.tk;
@@ -183,7 +194,8 @@ int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const Tile
   // SM costs as if it held at least sqrt(256 / invocations) of them. A slice costs the sum
   // kernel about M * N / 8 multiply-adds (one tk step is tm * tn * tk), the extra kernel and
   // its barrier about four steps.
-  const double occupancy = std::max(1.0, std::sqrt(256.0 / tile.invocations()));
+  const double occupancy =
+      std::max(1.0, std::sqrt(256.0 / (invocations ? invocations : tile.invocations())));
   const double slice = static_cast<double>(s.M * s.N * s.batch) /
                        (8.0 * tile.tm * tile.tn * tile.tk);
   auto cost = [&](int64_t slices, int64_t per) {
@@ -256,7 +268,8 @@ bool parse_contraction_override(std::string_view spec, ContractionSchedule *out)
   else if (std::string_view(name) == "matrix") r.strategy = Strategy::matrix;
   else if (std::string_view(name) == "coop") r.strategy = Strategy::coop;
   else return false;
-  if (split > 1 && r.strategy != Strategy::tiled) return false; // split-K is a tiled variant
+  if (split > 1 && r.strategy != Strategy::tiled && r.strategy != Strategy::coop)
+    return false; // split-K is a tiled or coop variant
   if (r.strategy == Strategy::coop &&
       (t.rm % kCoopM != 0 || t.rn % kCoopN != 0 || t.tk % kCoopK != 0))
     return false; // whole cooperative matrices per subgroup and per k step
@@ -290,7 +303,10 @@ ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode
     if (fits) {
       ContractionSchedule o = *override;
       if (o.split_k == 0)
-        o.split_k = o.strategy == Strategy::tiled ? pick_split_k(t, s, o.tile) : 1;
+        o.split_k = o.strategy == Strategy::tiled  ? pick_split_k(t, s, o.tile)
+                    : o.strategy == Strategy::coop ? pick_split_k(t, s, o.tile, 0, 0,
+                                                                  coop_invocations(o.tile, t))
+                                                   : 1;
       return o;
     }
   }

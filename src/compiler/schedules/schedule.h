@@ -53,7 +53,7 @@ private:
 struct ContractionSchedule {
   Strategy strategy = Strategy::naive;
   TileConfig tile;
-  // Split-K (tiled only): the reduction is cut into `split_k` slices run as separate
+  // Split-K (tiled and coop): the reduction is cut into `split_k` slices run as separate
   // workgroups writing partial sums, then one kernel adds the slices and stores (epilogue
   // included). 1 = no split; 0 (overrides only) = as the table's split-K rule decides.
   int split_k = 1;
@@ -100,8 +100,10 @@ int64_t tile_groups(const ContractionShape &s, const TileConfig &t);
 // sums' traffic and the extra kernel. Each slice keeps at least four tk steps, at most 64
 // slices; where it can, the grid stays within [min_groups, max_groups] (0: no bound). Targets
 // without a compute-unit count never split, nor does a grid that already covers every unit.
+// `invocations` (0: the tile's) sizes the occupancy term (a coop tile's are its subgroups'
+// invocations).
 int pick_split_k(const kir::TargetDesc &t, const ContractionShape &s, const TileConfig &tile,
-                 int64_t min_groups = 0, int64_t max_groups = 0);
+                 int64_t min_groups = 0, int64_t max_groups = 0, uint32_t invocations = 0);
 
 ContractionSchedule pick_contraction(const kir::TargetDesc &t, ScheduleMode mode,
                                      const ContractionShape &s,
