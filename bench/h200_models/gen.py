@@ -14,6 +14,16 @@ alone: 1024x768 @ 768x768, 1024x768 @ 768x3072, 1024x3072 @ 3072x768), resnet50_
 BatchNorm: BN folded into conv bias), bert_base_b8 (12 layers, hidden 768, 12 heads, ffn 3072,
 seq 128; input = embedding output x[8,128,768], no attention mask, Erf-form GELU,
 LayerNormalization). --small: matmul 64, resnet50 at 32x32 (b1 and b2), bert 2 layers seq 16 b1.
+
+Real models (not synthetic; --baked only, --onnx needs SOURCE.onnx): squeezenet1_1_b1,
+squeezenet1_1_b32, mobilenet_v2_b1, mobilenet_v2_b32 (+ _f16 with --f16). --onnx rewrites
+SOURCE.onnx (torchvision export, batch 1, float32, input 'input' [1,3,224,224], output 'logits')
+to the batch of the name (graph input/output dim 0; value_info dropped; the graphs have no
+Reshape, Flatten is batch-agnostic) and for _f16 converts every float tensor (initializers,
+Constant values, graph input/output, Cast-to-float) to float16. SOURCE.onnx is looked for in
+--models-dir if given, else in the output dir (prepare.sh BAKED=1 copies it there), else in
+../shared/models of the checkout. --npy writes NAME.in.input.npy: normal(0,1), seeded by name
+like the others (float16 for _f16); no source needed.
 """
 import argparse, os, zlib
 import numpy as np
@@ -135,6 +145,62 @@ def models(small):
             "ffn_cold": lambda: ffn_chain(12, False), "ffn_warm": lambda: ffn_chain(12, True)}
 
 
+# real models: NAME -> (SOURCE stem, batch)
+REAL = {f"{src}_b{b}": (src, b) for src in ("squeezenet1_1", "mobilenet_v2") for b in (1, 32)}
+REAL_INPUT = ("input", 3, 224, 224)
+
+
+def find_source(src, dirs):
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in list(dirs) + [os.path.join(here, "..", "..", "..", "shared", "models")]:
+        if d and os.path.isfile(os.path.join(d, src + ".onnx")):
+            return os.path.join(d, src + ".onnx")
+    raise SystemExit(f"gen.py: {src}.onnx not found in {[d for d in dirs if d]} or ../shared/models "
+                     f"(prepare.sh BAKED=1 copies it into the folder; or pass --models-dir)")
+
+
+def write_real(src_path, batch, f16, path):
+    """SOURCE.onnx at batch `batch`, and for f16 every float32 tensor as float16."""
+    import onnx
+    from onnx import TensorProto, numpy_helper
+    m = onnx.load(src_path); g = m.graph
+    del g.value_info[:]  # intermediate shapes pin batch 1; kiln infers them
+    FL, HF = TensorProto.FLOAT, TensorProto.FLOAT16
+    def half_tensor(t):
+        if t.data_type == FL:
+            t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name))
+    for v in list(g.input) + list(g.output):
+        tt = v.type.tensor_type
+        if tt.shape.dim and tt.shape.dim[0].HasField("dim_value"):
+            tt.shape.dim[0].dim_value = batch
+        if f16 and tt.elem_type == FL:
+            tt.elem_type = HF
+    inits = {t.name for t in g.initializer}
+    for v in list(g.input):  # old exports list initializers as inputs too
+        if v.name in inits and f16 and v.type.tensor_type.elem_type == FL:
+            v.type.tensor_type.elem_type = HF
+    for n in g.node:
+        if n.op_type == "Reshape":
+            raise SystemExit(f"gen.py: {src_path} has a Reshape ({n.name}): batch rewrite not supported")
+        if not f16:
+            continue
+        for a in n.attribute:
+            if n.op_type == "Constant" and a.name == "value":
+                half_tensor(a.t)
+            elif n.op_type in ("Constant", "ConstantOfShape") and a.name in ("value_float", "value_floats"):
+                raise SystemExit(f"gen.py: {n.op_type} {a.name} not converted to float16")
+            elif n.op_type == "ConstantOfShape" and a.name == "value":
+                half_tensor(a.t)
+            elif n.op_type == "Cast" and a.name == "to" and a.i == FL:
+                a.i = HF
+    if f16:
+        for t in g.initializer:
+            half_tensor(t)
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+    return len(g.node)
+
+
 def make_array(model, name, shape, init):
     rng = np.random.default_rng(zlib.crc32(f"{model}/{name}".encode()))
     kind, a = init
@@ -178,6 +244,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnx"); ap.add_argument("--npy"); ap.add_argument("--small", action="store_true")
     ap.add_argument("--only", default="")
+    ap.add_argument("--models-dir", default="",
+                    help="where SOURCE.onnx of the real models is (default: the output dir, "
+                         "then ../shared/models of the checkout)")
     ap.add_argument("--f16", action="store_true",
                     help="also write NAME_f16: the same model (same seeded values, rounded) in "
                          "float16, weights, inputs and outputs")
@@ -189,8 +258,25 @@ def main():
     variants = [(n, fn, False) for n, fn in models(a.small).items()]
     if a.f16:
         variants += [(n + "_f16", fn, True) for n, fn in models(a.small).items()]
+    if a.baked and not a.small:  # the real models
+        variants += [(n, None, False) for n in REAL]
+        if a.f16:
+            variants += [(n + "_f16", None, True) for n in REAL]
     for name, fn, f16 in variants:
         if only and name not in only:
+            continue
+        if fn is None:
+            src, batch = REAL[name[:-4] if f16 else name]
+            if a.onnx:
+                os.makedirs(a.onnx, exist_ok=True)
+                sp = find_source(src, [a.models_dir, a.onnx])
+                k = write_real(sp, batch, f16, os.path.join(a.onnx, name + ".onnx"))
+                print(f"{name}: {k} nodes, from {sp}, batch {batch}{', float16' if f16 else ''}")
+            if a.npy:
+                os.makedirs(a.npy, exist_ok=True)
+                n, *chw = REAL_INPUT
+                np.save(os.path.join(a.npy, f"{name}.in.{n}.npy"),
+                        half_if(make_array(name[:-4] if f16 else name, n, [batch] + chw, ("normal", 1.0)), f16))
             continue
         g, outs = fn()
         seed = name[:-4] if f16 else name  # the f32 model's values

@@ -6,6 +6,8 @@
 #   BAKED=1 bash bench/h200_models/prepare.sh FOLDER  # weights as initializers: carries kiln and
 #       the three libraries it needs that the GPU machine lacks; run.sh exports and compiles there
 #       (PREV=path/to/kiln also carries an older compiler: run.sh builds NAME.prev.kiln with it)
+#       and the real models' sources squeezenet1_1.onnx and mobilenet_v2.onnx (5 + 14 MB) from
+#       REAL_MODELS (default ../shared/models): gen.py rewrites them there (batch, float16)
 # Run from the repository root, after building build/bin/kiln and build/bin/kiln_bench. Then,
 # on the GPU machine (device tool, carry [".gl", "FOLDER"]): bash bench/h200_models/run.sh FOLDER
 # FOLDER must be inside the checkout and ignored by git (e.g. listed in .git/info/exclude) so
@@ -22,6 +24,9 @@ if [ "${BAKED:-0}" = 1 ]; then
   cp "$kiln" "$dir/"
   [ -n "${PREV:-}" ] && cp "$PREV" "$dir/kiln.prev"  # a second compiler to compare against
   for l in libonnx_proto.so.1 libprotobuf.so.32 libfmt.so.9; do cp "/lib/x86_64-linux-gnu/$l" "$dir/"; done
+  for s in squeezenet1_1 mobilenet_v2; do  # sources of gen.py's real models (NAME_b1, NAME_b32)
+    cp "${REAL_MODELS:-../shared/models}/$s.onnx" "$dir/"
+  done
 else
   ${PYTHON:-/usr/bin/python3} "$here/gen.py" --onnx "$dir" "${small[@]}"
   models=("$dir"/*.onnx)

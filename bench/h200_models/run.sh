@@ -11,6 +11,14 @@
 #   way PyTorch holds its parameters and each call uploads only the data input. Weights fed as
 #   inputs make every call stage them (bert-base: 440 MB) while the GPU idles, and its driver
 #   lowers the SM clock (345-690 MHz instead of 1980 measured), which no kernel change fixes.
+#   MODELS="..." picks the models (default bert_base_b8 resnet50_b32 resnet50_b1): gen.py's
+#   synthetic ones (matmul4096 mm_qkv mm_ffn1 mm_ffn2 ffn_cold ffn_warm resnet50_b1 resnet50_b32
+#   bert_base_b8) and, BAKED=1 only, the real torchvision models squeezenet1_1_b1
+#   squeezenet1_1_b32 mobilenet_v2_b1 mobilenet_v2_b32, rewritten by gen.py from
+#   SOURCE.onnx that prepare.sh carried; add _f16 to any name with F16=1 (e.g.
+#   F16=1 MODELS="squeezenet1_1_b1_f16 mobilenet_v2_b32_f16").
+#   COMPILE=1 also times torch.compile (default mode, same inputs, compiled during warm-up) and
+#   adds its column and a torch.compile / kiln span ratio to the table.
 # Every runner is timed with the GPU's SM clock sampled (nvidia-smi, every 50 ms): the table
 # gives the median clock over each one's last 400 ms (its timed loop), so a comparison made
 # at different clocks shows as one.
@@ -76,6 +84,11 @@ for k in *.kiln; do
     echo "== torch $m"
     clocked $py onnx_torch.py "$m.onnx" --backend "$backend" --inputs . --save "$m.torch" --warmup 10 --warmup-seconds "$warm" --iters 50 | tee "$m.torch.txt"
     sed -n 's/.*: median \([0-9.]*\) ms.*/\1/p' "$m.torch.txt" > "$m.torch.ms"
+    if [ "${COMPILE:-0}" = 1 ] && [ "$backend" = torch ]; then  # torch.compile of the same run
+      echo "== torch.compile $m"
+      clocked $py onnx_torch.py "$m.onnx" --inputs . --compile --warmup 10 --warmup-seconds "$warm" --iters 50 | tee "$m.compile.txt"
+      sed -n 's/.*: median \([0-9.]*\) ms.*/\1/p' "$m.compile.txt" > "$m.compile.ms"
+    fi
     case $m in *_f16)  # the golden: the float16 model computed in float32
       $py onnx_torch.py "$m.onnx" --backend "$backend" --inputs . --save "$m.torch" --upcast --warmup 1 --iters 1 | tee -a "$m.torch.txt";;
     esac
@@ -95,7 +108,7 @@ for k in *.kiln; do
   err=$(grep -o 'max abs err [^ ]* .*' "$a.kiln.txt" | sed 's/max abs err \([^ ]*\) .*: \(.*\)/\1 \2/' | head -1)
   ymax=$(sed -n 's/.*max|y|=\([^ ]*\).*/\1/p' "$m.torch.txt" | head -1)
   clk=$(sed -n 's/^clock: median \([0-9]*\).*/\1/p' "$a.kiln.txt"); tclk=$(sed -n 's/^clock: median \([0-9]*\).*/\1/p' "$m.torch.txt")
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s (max|y| %s)\t%s / %s\n' "$a" "${devms:-?}" "${span:-?}" "${tspan:-?}" "${host:-?}" "$(cat "$m.torch.ms")" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s (max|y| %s)\t%s / %s\n' "$a" "${devms:-?}" "${span:-?}" "${tspan:-?}" "${host:-?}" "$(cat "$m.torch.ms")" "$(cat "$m.compile.ms" 2>/dev/null || echo -)" \
     "${err:-?}" "${ymax:-?}" "${clk:-?}" "${tclk:-?}" >> table.tsv
 done
 [ "$backend" = torch ] && echo "== cuBLAS via torch.matmul, 4096^3, median of 50 after 10 (TF32 off)" &&
@@ -118,8 +131,8 @@ PY
 # timestamps (the device column's calls); host: kiln's whole plain call (input upload, output
 # read-back, submit and wait included).
 echo "== summary (ms; ratios = torch eager / kiln; err = kiln vs torch max abs err, check)"
-printf '| workload | kiln device ms | kiln span ms | kiln timed span ms | kiln host ms | torch eager ms (fp32; fp16 for *_f16) | torch / kiln device | torch / kiln span | max abs err vs torch | SM MHz kiln / torch |\n|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| workload | kiln device ms | kiln span ms | kiln timed span ms | kiln host ms | torch eager ms (fp32; fp16 for *_f16) | torch.compile ms (COMPILE=1) | torch / kiln device | torch / kiln span | torch.compile / kiln span | max abs err vs torch | SM MHz kiln / torch |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 ratio() { $py -c "print(f'{float(\"$1\") / float(\"$2\"):.2f}x')" 2>/dev/null || echo "?"; }
-while IFS=$'\t' read -r a d s ts h t e c; do
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$a" "$d" "$s" "$ts" "$h" "$t" "$(ratio "$t" "$d")" "$(ratio "$t" "$s")" "$e" "$c"
+while IFS=$'\t' read -r a d s ts h t tc e c; do
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$a" "$d" "$s" "$ts" "$h" "$t" "$tc" "$(ratio "$t" "$d")" "$(ratio "$t" "$s")" "$(ratio "$tc" "$s")" "$e" "$c"
 done < table.tsv
