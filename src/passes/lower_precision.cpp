@@ -109,9 +109,9 @@ const OpDef *core(std::string_view name) {
 
 bool is_constant(const Value *v) { return v && v->def && v->def->name() == "kiln.constant"; }
 
-// Whether `op` is rewritten: policy half, no regions, every float operand and result f32 and at
-// least one f32 result.
-bool rewrites(const Op &op) {
+// Whether `op` is rewritten: policy half, no regions, every float operand and result f32 (an
+// operand this pass already made half counts as f32) and at least one f32 result.
+bool rewrites(const Op &op, const std::unordered_set<const Value *> &made_half) {
   if (precision_policy(op.name()) != PrecisionPolicy::half || !op.regions.empty()) return false;
   bool any = false;
   for (const Value *v : op.results) {
@@ -119,7 +119,8 @@ bool rewrites(const Op &op) {
     any |= v->type.dtype == DType::f32;
   }
   for (const Value *v : op.operands)
-    if (v && is_float(v->type.dtype) && v->type.dtype != DType::f32) return false;
+    if (v && is_float(v->type.dtype) && v->type.dtype != DType::f32 && !made_half.count(v))
+      return false;
   return any;
 }
 
@@ -131,7 +132,7 @@ public:
     std::vector<std::unique_ptr<Op>> old = std::move(g_.ops);
     g_.ops.clear();
     for (auto &op : old) {
-      if (rewrites(*op)) {
+      if (rewrites(*op, made_half_)) {
         for (Value *&v : op->operands)
           if (v && v->type.dtype == DType::f32) v = as_half(v);
         for (Value *r : op->results)
