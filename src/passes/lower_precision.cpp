@@ -164,8 +164,9 @@ private:
     if (is_constant(v)) {
       const Tensor *t = v->def->attr_tensor("value");
       KILN_ASSERT(t, "kiln.constant without a value");
-      h = emit(core("kiln.constant"), {}, TensorType::of(t->cast(half_)), {{"value", t->cast(half_)}},
-               v->def->loc);
+      Tensor half = t->cast(half_); // round to nearest even, once, at compile time
+      const TensorType type = TensorType::of(half);
+      h = emit(core("kiln.constant"), {}, type, {{"value", std::move(half)}}, v->def->loc);
     } else {
       h = emit(core("kiln.cast"), {v}, {half_, v->type.dims, v->type.ranked}, {{"to", half_}},
                v->def ? v->def->loc : std::string());
