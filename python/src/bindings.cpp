@@ -58,7 +58,8 @@ std::vector<uint8_t> compile_model(const std::string &path, const std::string &t
   kiln::Result<std::vector<uint8_t>> bytes = kiln::Status::error("not compiled");
   {
     py::gil_scoped_release nogil;
-    kiln::Status st = kiln::run_pipeline(*m);
+    kiln::Status st = kiln::check_precision(*t, options.precision);
+    if (st) st = kiln::run_pipeline(*m, kiln::precision_pipeline(options.precision));
     bytes = st ? kiln::compile_to_artifact(*m, *t, options) : kiln::Result<std::vector<uint8_t>>(st);
   }
   check(bytes.status());
@@ -68,14 +69,16 @@ std::vector<uint8_t> compile_model(const std::string &path, const std::string &t
 py::object compile(const py::object &model, const std::string &target,
                    const py::object &precision, const py::object &output,
                    const std::string &schedule) {
+  kiln::CompileOptions options;
   if (!precision.is_none()) {
     std::string p = py::str(precision);
-    if (p != "fp32" && p != "f32" && p != "float32")
-      throw Error(fmt::format("precision '{}' is not supported: kiln compiles a model with its own "
-                              "dtypes (precision=None or 'fp32')",
+    std::optional<kiln::Precision> parsed = kiln::parse_precision(p);
+    if (!parsed)
+      throw Error(fmt::format("precision '{}' is not supported: expected None, 'fp32', 'fp16' "
+                              "or 'bf16'",
                               p));
+    options.precision = *parsed;
   }
-  kiln::CompileOptions options;
   if (!kiln::compiler::parse_schedule_mode(schedule, &options.schedule))
     throw Error(fmt::format("schedule '{}': expected 'auto' or 'naive'", schedule));
   std::vector<uint8_t> bytes = compile_model(fspath(model), target, options);
@@ -272,8 +275,10 @@ PYBIND11_MODULE(_kiln, m) {
         py::arg("precision") = py::none(), py::arg("output") = py::none(),
         py::arg("schedule") = "auto",
         "Compiles a model file (ONNX, StableHLO .mlir, .tflite, NNEF) for `target` (see "
-        "kiln.targets()). Returns the artifact's bytes, or writes them to `output` and returns "
-        "None.");
+        "kiln.targets()). precision: None or 'fp32' (the model's dtypes), 'fp16' or 'bf16' "
+        "(weights and activations stored in half precision, f32 accumulation, softmax / norms "
+        "/ reductions kept f32, inputs and outputs as declared; as kiln compile --precision). "
+        "Returns the artifact's bytes, or writes them to `output` and returns None.");
   m.def("load", &load, py::arg("artifact"), py::kw_only(), py::arg("device") = "vulkan",
         "Loads an artifact (bytes, or a .kiln file) onto `device` ('vulkan', 'vulkan:N', "
         "'cpu', 'null'); a model file is compiled for the device first. device='cpu-ref' runs "

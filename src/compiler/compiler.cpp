@@ -168,9 +168,32 @@ void bind_outputs(LowerCtx &c, const Graph &g) {
 } // namespace
 } // namespace compiler
 
+Status check_precision(const kir::TargetDesc &t, Precision p) {
+  switch (p) {
+  case Precision::fp32: return Status::ok();
+  case Precision::fp16:
+    if (t.float16 && t.storage16) return Status::ok();
+    return Status::error(fmt::format(
+        "--precision fp16: target '{}' lacks {} (f16 arithmetic and storage); compile for a "
+        "target that offers them (vulkan-lavapipe, vulkan-nvidia, cpu) or use --precision fp32",
+        t.name,
+        !t.float16 && !t.storage16 ? "shaderFloat16 and storageBuffer16BitAccess"
+        : !t.float16               ? "shaderFloat16"
+                                   : "storageBuffer16BitAccess"));
+  case Precision::bf16:
+    return Status::error(fmt::format(
+        "--precision bf16: target '{}' cannot run bf16: kiln's kernel IR and its SPIR-V and C "
+        "backends have no bf16 type yet (Vulkan would need VK_KHR_shader_bfloat16); use "
+        "--precision fp16",
+        t.name));
+  }
+  return Status::ok();
+}
+
 Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::TargetDesc &t,
                                                  const CompileOptions &o, CompileStats *stats) {
   using namespace compiler;
+  KILN_TRY(check_precision(t, o.precision));
   const Function *f = m.main();
   if (!f) return Status::error("the module has no function 'main'");
   const Graph &g = f->body;

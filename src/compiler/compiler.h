@@ -5,6 +5,7 @@
 #include "ir/graph.h"
 #include "compiler/schedules/schedule.h"
 #include "kir/target.h"
+#include "passes/pass.h"
 
 #include <cstdint>
 #include <string>
@@ -44,7 +45,17 @@ struct CompileOptions {
   // After every stage, print each kernel, parse the text back and print it again; a
   // difference is an internal error (kiln's CLI sets it from KILN_CHECK_KIR_ROUND_TRIP=1).
   bool check_kir_round_trip = false;
+  // The precision the module was lowered to (`kiln compile --precision`). The caller runs the
+  // graph passes (precision_pipeline(precision), passes/pass.h) that store tensors in it;
+  // compile_to_artifact refuses a precision the target cannot run (check_precision) before
+  // any lowering.
+  Precision precision = Precision::fp32;
 };
+
+// Whether target `t` can run a model lowered to precision `p`: fp16 needs f16 arithmetic and
+// 16-bit storage (the portable `vulkan` preset has neither); bf16 has no kernel-IR type, so no
+// compiled target runs it. The error names the precision, the target and what it lacks.
+Status check_precision(const kir::TargetDesc &t, Precision p);
 
 // Statistics of the last compilation (optional out-parameter for tools and tests).
 struct CompileStats {

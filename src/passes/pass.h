@@ -5,7 +5,9 @@
 #include "ir/graph.h"
 
 #include <iosfwd>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln {
@@ -26,6 +28,25 @@ Status run_fold_constants(Module &m); // fold_constants.cpp
 Status run_canonicalize(Module &m);   // canonicalize.cpp
 Status run_cse(Module &m);            // cse.cpp
 Status run_fold_batch_norm(Module &m); // fold_batch_norm.cpp
+Status run_lower_precision_fp16(Module &m); // lower_precision.cpp
+Status run_lower_precision_bf16(Module &m); // lower_precision.cpp
+
+// Precision of a compiled model (`kiln compile --precision`): fp32 compiles the model in its
+// own dtypes; fp16 / bf16 store the f32 tensors of the ops the policy table allows in half
+// precision (lower_precision.cpp), accumulate contractions and pooling in f32, keep softmax,
+// normalisation, reductions and range-sensitive ops in f32, and keep the model's inputs and
+// outputs as declared (casts at the boundaries).
+enum class Precision { fp32, fp16, bf16 };
+std::optional<Precision> parse_precision(std::string_view s); // "fp32" | "fp16" | "bf16"
+std::string_view precision_name(Precision p);
+// What lower-precision does with an op (by core op name): half, or f32 (kept; every op not
+// listed is kept), and the table's reason.
+enum class PrecisionPolicy { half, f32 };
+PrecisionPolicy precision_policy(std::string_view op);
+std::string_view precision_policy_reason(std::string_view op);
+std::vector<std::string_view> precision_policy_ops(); // every op the table lists, in its order
+// default_pipeline(), then for fp16 / bf16 lower-precision-fp16|bf16 and dce.
+std::vector<std::string> precision_pipeline(Precision p);
 
 // What run_pipeline does around each pass (pipeline.cpp).
 struct PassTiming {

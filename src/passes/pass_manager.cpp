@@ -15,6 +15,10 @@ const std::vector<Pass> &all_passes() {
        run_fuse_composites},
       {"lower-control-flow", "turns if/loop/scan into straight-line ops where that is exact",
        run_lower_control_flow},
+      {"lower-precision-bf16", "stores f32 tensors of ops safe in half precision as bf16",
+       run_lower_precision_bf16},
+      {"lower-precision-fp16", "stores f32 tensors of ops safe in half precision as f16",
+       run_lower_precision_fp16},
   };
   return passes;
 }

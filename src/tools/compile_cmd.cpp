@@ -25,6 +25,7 @@ namespace {
 
 struct CompileArgs {
   std::string model, out, target = "vulkan", stats;
+  Precision precision = Precision::fp32;
   bool print_ir_after_all = false, time_passes = false;
   std::vector<std::string> print_ir_after;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
@@ -57,6 +58,24 @@ uint64_t naive_transient_bytes(const Graph &g) {
   return total;
 }
 
+// Op results (values computed on the device; constants and aliasing layout ops excluded) and
+// constant bytes per dtype: what --precision changed.
+nlohmann::json dtype_summary(const Graph &g) {
+  std::map<std::string, int64_t> values, constants;
+  for (const auto &op : g.ops) {
+    if (op->name() == "kiln.constant") {
+      for (const Value *v : op->results)
+        if (v->type.is_static())
+          constants[std::string(dtype_name(v->type.dtype))] +=
+              shape_numel(v->type.dims) * static_cast<int64_t>(dtype_size(v->type.dtype));
+      continue;
+    }
+    if (is_alias_op(op->name())) continue;
+    for (const Value *v : op->results) ++values[std::string(dtype_name(v->type.dtype))];
+  }
+  return {{"values", values}, {"constant_bytes", constants}};
+}
+
 void print_pass_times(const std::vector<PassTiming> &times) {
   double total = 0;
   fmt::print(stderr, "{:<20} {:>10}\n", "pass", "seconds");
@@ -71,6 +90,7 @@ Status compile(const CompileArgs &a) {
   auto start = std::chrono::steady_clock::now();
   const kir::TargetDesc *t = kir::find_target(a.target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", a.target));
+  KILN_TRY(check_precision(*t, a.precision));
   // The phase on a terminal; not while IR or pass times are printed to stderr.
   ProgressLine progress;
   const bool quiet = a.print_ir_after_all || !a.print_ir_after.empty() ||
@@ -86,10 +106,11 @@ Status compile(const CompileArgs &a) {
                          .print_after = a.print_ir_after,
                          .timings = &times};
   phase(2, "graph passes");
-  KILN_TRY(run_pipeline(*module, pi));
+  KILN_TRY(run_pipeline(*module, precision_pipeline(a.precision), pi));
   if (a.time_passes) print_pass_times(times);
   CompileStats stats;
   CompileOptions opts = cli_compile_options();
+  opts.precision = a.precision;
   opts.schedule = a.schedule;
   opts.concurrent_commands = a.barriers == "needed";
   opts.print_kir_after = a.print_kir_after;
@@ -132,6 +153,8 @@ Status compile(const CompileArgs &a) {
                         {"constant_bytes", stats.constant_bytes}, {"compile_seconds", secs},
                         {"artifact_bytes", bytes.size()},
                         {"schedule", compiler::to_string(a.schedule)},
+                        {"precision", precision_name(a.precision)},
+                        {"dtypes", dtype_summary(module->main()->body)},
                         {"contractions", {{"naive", stats.naive_contractions},
                                           {"tiled", stats.tiled_contractions},
                                           {"registers", stats.register_contractions},
@@ -188,6 +211,8 @@ struct ValidateArgs {
   std::string model, device = "vulkan";
   std::vector<std::string> inputs;
   double rtol = 1e-4, atol = 1e-5;
+  Precision precision = Precision::fp32;
+  double range_tol = -1; // < 0: default_range_tolerance(precision)
   compiler::RowReductionSchedule row_reduction;
   compiler::WindowSchedule window;
   compiler::ParallelSchedule parallel;
@@ -240,9 +265,29 @@ Status validate(const ValidateArgs &a) {
   opts.row_reduction_override = a.row_reduction;
   opts.window_override = a.window;
   opts.parallel_override = a.parallel;
+  opts.precision = a.precision;
+  if (a.precision != Precision::fp32 && runner->is_reference())
+    return Status::error(fmt::format("--precision {}: cpu-ref runs a model in its own dtypes; "
+                                     "precision applies to compiled devices (cpu, vulkan)",
+                                     precision_name(a.precision)));
   runner->set_compile_options(opts);
   KILN_ASSIGN(auto got, runner->run(*module, inputs));
   bool ok = true;
+  if (a.precision != Precision::fp32) {
+    // The f32 model's reference outputs against the device's reduced-precision ones.
+    const double tol = a.range_tol >= 0 ? a.range_tol : default_range_tolerance(a.precision);
+    for (size_t i = 0; i < want.size(); ++i) {
+      RangeCompare c = compare_to_range(got[i], want[i], tol);
+      fmt::print("output '{}' ({} vs f32 reference): {}\n", f.body.results[i]->name,
+                 precision_name(a.precision), describe(c));
+      ok &= c.ok;
+    }
+    if (!ok)
+      return Status::error(fmt::format("device '{}' at {} differs from the f32 reference beyond "
+                                       "{} of the output range",
+                                       a.device, precision_name(a.precision), tol));
+    return Status::ok();
+  }
   for (size_t i = 0; i < want.size(); ++i) {
     Compare c = compare_tensors(got[i], want[i], a.rtol, a.atol);
     fmt::print("output '{}': max abs err {:.3g}, max rel err {:.3g}: {}\n",
@@ -273,6 +318,7 @@ void add_compile_commands(CLI::App &app) {
                   "vulkan, vulkan-lavapipe, vulkan-nvidia, cpu, cpu-x86-64-v2, cpu-x86-64-v3 or "
                   "cpu-x86-64-v4");
   cmd->add_option("--stats", c->stats, "write compile statistics as JSON");
+  add_precision_option(cmd, &c->precision);
   add_schedule_option(cmd, &c->schedule);
   cmd->add_option("--contraction", c->contraction,
                   "force a contraction schedule for tuning: naive or "
@@ -295,6 +341,7 @@ void add_compile_commands(CLI::App &app) {
                   "table picks naive too");
   std::string names;
   for (const auto &n : default_pipeline()) names += (names.empty() ? "" : ", ") + n;
+  names += "; with --precision fp16|bf16 also lower-precision-fp16|bf16, dce";
   cmd->add_flag("--print-ir-after-all", c->print_ir_after_all,
                 "print the IR to stderr after every graph pass (" + names + ")");
   cmd->add_option("--print-ir-after", c->print_ir_after,
@@ -315,6 +362,10 @@ void add_compile_commands(CLI::App &app) {
   auto *val = app.add_subcommand("validate", "Run on a device and on the reference; compare");
   val->add_option("model", v->model, "model file (.onnx, or StableHLO text .mlir)")->required();
   val->add_option("--device", v->device, "vulkan, vulkan:N or null");
+  add_precision_option(val, &v->precision);
+  val->add_option("--range-tol", v->range_tol,
+                  "with --precision fp16|bf16: largest error allowed, relative to the output's "
+                  "range (default 1e-2 fp16, 5e-2 bf16)");
   add_schedule_option(val, &v->schedule);
   add_row_reduction_option(val, &v->row_reduction);
   add_window_option(val, &v->window);

@@ -36,7 +36,8 @@ Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target
                                             const CompileOptions &o) {
   const kir::TargetDesc *t = kir::find_target(target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", target));
-  KILN_TRY(run_pipeline(m));
+  KILN_TRY(check_precision(*t, o.precision));
+  KILN_TRY(run_pipeline(m, precision_pipeline(o.precision)));
   return compile_to_artifact(m, *t, o);
 }
 
@@ -45,6 +46,21 @@ CompileOptions cli_compile_options() {
   const char *env = std::getenv("KILN_CHECK_KIR_ROUND_TRIP");
   o.check_kir_round_trip = env != nullptr && std::strcmp(env, "1") == 0;
   return o;
+}
+
+void add_precision_option(CLI::App *cmd, Precision *out) {
+  cmd->add_option_function<std::string>(
+      "--precision",
+      [out](const std::string &s) {
+        std::optional<Precision> p = parse_precision(s);
+        if (!p)
+          throw CLI::ValidationError("--precision",
+                                     "expected fp32, fp16 or bf16, got '" + s + "'");
+        *out = *p;
+      },
+      "fp32 (default): the model's own dtypes; fp16 / bf16: weights and activations stored in "
+      "half precision, f32 accumulation, softmax / normalisation / reductions kept f32, inputs "
+      "and outputs as declared");
 }
 
 void add_schedule_option(CLI::App *cmd, compiler::ScheduleMode *mode) {

@@ -58,10 +58,14 @@ private:
   double timed_ms_ = 0;
 };
 
-// Compiles `m` for a target preset, as `kiln compile` does (constants are folded first, which
-// mutates `m`).
+// Compiles `m` for a target preset, as `kiln compile` does (the graph pipeline for
+// o.precision runs first, which mutates `m`).
 Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target,
                                             const CompileOptions &o = {});
+
+// Adds `--precision fp32|fp16|bf16` to a subcommand, parsed into `out`; any other value is a
+// usage error naming the choices.
+void add_precision_option(CLI::App *cmd, Precision *out);
 
 // Adds `--schedule auto|naive` to a subcommand, parsed into `mode`.
 void add_schedule_option(CLI::App *cmd, compiler::ScheduleMode *mode);

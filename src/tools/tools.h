@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ir/tensor.h"
+#include "passes/pass.h"
 
 #include <map>
 #include <string>
@@ -51,5 +52,24 @@ struct Compare {
   double max_abs = 0, max_rel = 0;
 };
 Compare compare_tensors(const Tensor &got, const Tensor &want, double rtol, double atol);
+
+// Comparison of a result computed in reduced precision (--precision fp16 | bf16) with the f32
+// reference: ok when dtype and shape match, NaN / infinity sit where the reference has them,
+// and the largest absolute error is at most tol times the reference's range (max - min of its
+// finite values; 1 where that is 0). argmax_*: the flat index of the largest value of each
+// (for a classifier's logits, the top-1 class), -1 when there is none.
+struct RangeCompare {
+  bool ok = true;
+  std::string reason; // dtype / shape / NaN mismatch, or the error beyond the tolerance
+  double max_abs = 0, range = 0, tol = 0;
+  int64_t argmax_got = -1, argmax_want = -1;
+};
+RangeCompare compare_to_range(const Tensor &got, const Tensor &want, double tol);
+// One line: "max abs err E = F of the reference range R (tolerance T), argmax A, reference
+// argmax B: OK|MISMATCH ...".
+std::string describe(const RangeCompare &c);
+// The default tolerance relative to the output range for a precision: fp16 1e-2, bf16 5e-2
+// (8 bits of mantissa), fp32 1e-5.
+double default_range_tolerance(Precision p);
 
 } // namespace kiln::tools

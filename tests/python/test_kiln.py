@@ -36,6 +36,18 @@ def test_compile_to_file(tmp_path, squeezenet_io):
     np.testing.assert_allclose(m.run({'input': x})['logits'], golden, rtol=RTOL, atol=ATOL)
 
 
+def test_compile_fp16(squeezenet_io):
+    # Weights and activations in f16, f32 accumulation; the signature stays f32 and the logits
+    # match the golden ones within 1e-2 of their range, with the same top-1 class.
+    x, golden = squeezenet_io
+    m = kiln.load(kiln.compile(SQUEEZENET, target='cpu', precision='fp16'), device='cpu')
+    assert m.inputs[0].dtype == np.dtype(np.float32) and m.outputs[0].dtype == np.dtype(np.float32)
+    got = m.run({'input': x})['logits']
+    assert np.abs(got - golden).max() <= 1e-2 * (golden.max() - golden.min())
+    assert got.argmax() == golden.argmax()
+    assert not np.array_equal(got, golden)
+
+
 def test_signature(cpu_module):
     (i,), (o,) = cpu_module.inputs, cpu_module.outputs
     assert (i.name, i.shape, i.dtype) == ('input', (1, 3, 224, 224), np.dtype(np.float32))
@@ -143,6 +155,10 @@ def test_compile_errors():
         kiln.compile(SQUEEZENET, target='tpu')
     with pytest.raises(kiln.Error, match="precision 'int4' is not supported"):
         kiln.compile(SQUEEZENET, target='cpu', precision='int4')
+    with pytest.raises(kiln.Error, match="--precision bf16: target 'cpu' cannot run bf16"):
+        kiln.compile(SQUEEZENET, target='cpu', precision='bf16')
+    with pytest.raises(kiln.Error, match="--precision fp16: target 'vulkan' lacks shaderFloat16"):
+        kiln.compile(SQUEEZENET, target='vulkan', precision='fp16')
 
 
 def test_model_without_outputs(tmp_path):
