@@ -9,6 +9,7 @@
 //   attributes strides, dilations, pads (begin..., end...), group, auto_pad ("NOTSET" |
 //   "VALID" | "SAME_UPPER" | "SAME_LOWER"); w_scale / w_zp per tensor or per output channel.
 #include "ops/nn_extra_internal.h"
+#include "ops/quant_params.h"
 
 #include <algorithm>
 
@@ -27,11 +28,28 @@ Result<double> param_at(const Op &op, const Tensor &t, int64_t i, int64_t n, con
   return t.get_f64(i);
 }
 
-Status check_qtypes(InferCtx &ctx, size_t q, size_t zp) {
+// Operand names of the ops, for messages.
+constexpr const char *kMatmulNames[] = {"a", "a_scale", "a_zero_point", "b", "b_scale",
+                                        "b_zero_point", "y_scale", "y_zero_point"};
+constexpr const char *kConvNames[] = {"x", "x_scale", "x_zero_point", "w", "w_scale",
+                                      "w_zero_point", "y_scale", "y_zero_point", "bias"};
+
+// Quantised input q, its scale q + 1 and its zero point zp.
+Status check_qtypes(InferCtx &ctx, size_t q, size_t zp, const char *const *names) {
   KILN_TRY(expect_dtype_in(ctx.op, "quantized input", ctx.type(q).dtype, kQTypes));
-  if (ctx.type(zp).dtype != ctx.type(q).dtype)
-    return ctx.error("zero point dtype must match its input's dtype");
+  KILN_TRY(quant::check_zero_point_dtype(ctx.op, ctx.type(zp).dtype, ctx.type(q).dtype,
+                                         names[zp], names[q]));
   KILN_TRY(expect_float(ctx.op, "scale", ctx.type(q + 1).dtype));
+  return Status::ok();
+}
+
+// Scale values (constant operands in shape functions, all in the reference).
+Status check_scales(InferCtx &ctx, const char *const *names) {
+  for (size_t i : {1, 4, 6}) KILN_TRY(quant::check_const_scale(ctx, i, names[i]));
+  return Status::ok();
+}
+Status check_scales(EvalCtx &ctx, const char *const *names) {
+  for (size_t i : {1, 4, 6}) KILN_TRY(quant::check_scale_values(ctx.op, ctx.input(i), names[i]));
   return Status::ok();
 }
 
@@ -54,15 +72,23 @@ Result<Shape> matmul_shape(const Op &op, Shape a, Shape b) {
 }
 
 Status infer_qlinear_matmul(InferCtx &ctx) {
-  KILN_TRY(check_qtypes(ctx, 0, 2));
-  KILN_TRY(check_qtypes(ctx, 3, 5));
+  KILN_TRY(check_qtypes(ctx, 0, 2, kMatmulNames));
+  KILN_TRY(check_qtypes(ctx, 3, 5, kMatmulNames));
   KILN_TRY(expect_dtype_in(ctx.op, "y_zero_point", ctx.type(7).dtype, kQTypes));
   KILN_TRY(expect_float(ctx.op, "y_scale", ctx.type(6).dtype));
+  KILN_TRY(check_scales(ctx, kMatmulNames));
   const TensorType &a = ctx.type(0), &b = ctx.type(3);
   if (!a.ranked || !b.ranked) {
     ctx.out = {TensorType{ctx.type(7).dtype, {}, false}};
     return Status::ok();
   }
+  // a's parameters per tensor or per row, b's and y's per tensor or per column.
+  const int64_t M = a.rank() >= 2 ? a.dims[a.dims.size() - 2] : 1;
+  const int64_t N = b.rank() >= 2 ? b.dims.back() : 1;
+  for (size_t i : {1, 2})
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(i), M, kMatmulNames[i], "row of a"));
+  for (size_t i : {4, 5, 6, 7})
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(i), N, kMatmulNames[i], "column of b"));
   KILN_ASSIGN(Shape out, matmul_shape(ctx.op, a.dims, b.dims));
   ctx.out = {TensorType{ctx.type(7).dtype, out, true}};
   return Status::ok();
@@ -78,6 +104,7 @@ Status eval_qlinear_matmul(EvalCtx &ctx) {
   const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
   const Shape abatch(as.begin(), as.end() - 2), bbatch(bs.begin(), bs.end() - 2);
   KILN_ASSIGN(Shape batch, broadcast_shapes(abatch, bbatch));
+  KILN_TRY(check_scales(ctx, kMatmulNames));
   const DType yt = ctx.input(7).dtype();
   KILN_ASSIGN(Tensor Y, Tensor::allocate(yt, out_shape));
   std::vector<double> ra(static_cast<size_t>(M)), rb(static_cast<size_t>(N));
@@ -195,11 +222,19 @@ Result<ConvGeom> conv_geom(const Op &op, const Shape &xs, const Shape &ws) {
 }
 
 Status infer_qlinear_conv(InferCtx &ctx) {
-  KILN_TRY(check_qtypes(ctx, 0, 2));
-  KILN_TRY(check_qtypes(ctx, 3, 5));
+  KILN_TRY(check_qtypes(ctx, 0, 2, kConvNames));
+  KILN_TRY(check_qtypes(ctx, 3, 5, kConvNames));
   KILN_TRY(expect_dtype_in(ctx.op, "y_zero_point", ctx.type(7).dtype, kQTypes));
+  KILN_TRY(expect_float(ctx.op, "y_scale", ctx.type(6).dtype));
   if (ctx.present(8)) KILN_TRY(expect_dtype_in(ctx.op, "bias", ctx.type(8).dtype, {DType::i32}));
+  KILN_TRY(check_scales(ctx, kConvNames));
   const TensorType &x = ctx.type(0), &w = ctx.type(3);
+  // x's and y's parameters per tensor, w's per tensor or per output channel.
+  for (size_t i : {1, 2, 6, 7})
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(i), 1, kConvNames[i], "tensor"));
+  const int64_t M = w.ranked && w.rank() >= 1 ? w.dims[0] : -1;
+  for (size_t i : {4, 5})
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(i), M, kConvNames[i], "output channel"));
   const DType yt = ctx.type(7).dtype;
   if (!x.ranked || !w.ranked) {
     ctx.out = {TensorType{yt, {}, false}};
@@ -269,6 +304,7 @@ Result<std::vector<int64_t>> conv_accumulate(EvalCtx &ctx, const ConvGeom &g) {
 Status eval_qlinear_conv(EvalCtx &ctx) {
   const Op &op = ctx.op;
   KILN_ASSIGN(ConvGeom g, conv_geom(op, ctx.input(0).shape(), ctx.input(3).shape()));
+  KILN_TRY(check_scales(ctx, kConvNames));
   KILN_ASSIGN(double xs, param_at(op, ctx.input(1), 0, 1, "x_scale"));
   KILN_ASSIGN(double ys, param_at(op, ctx.input(6), 0, 1, "y_scale"));
   KILN_ASSIGN(double yzd, param_at(op, ctx.input(7), 0, 1, "y_zero_point"));
