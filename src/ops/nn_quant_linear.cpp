@@ -1,6 +1,8 @@
 // Quantised linear algebra with an exact integer reference: kiln.qlinear_matmul and
 // kiln.qlinear_conv. Accumulation is in int64 on zero-point-corrected values; the result is
-// requantised as saturate(round_half_even(acc * a_scale * b_scale / y_scale) + y_zero_point).
+// requantised as saturate(round_half_even(acc * m + y_zero_point)), m = a_scale * b_scale /
+// y_scale, as the ONNX reference does: m in the scales' precision (requant_multiplier), the
+// rest in double, the zero point added before rounding (a tie rounds to an even result).
 //
 // kiln.qlinear_matmul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) -> y (y_zp's dtype)
 //   numpy matmul broadcasting; a_scale / a_zp per tensor or per row (M values), b_scale / b_zp
@@ -10,6 +12,8 @@
 //   "VALID" | "SAME_UPPER" | "SAME_LOWER"); w_scale / w_zp per tensor or per output channel.
 #include "ops/nn_extra_internal.h"
 #include "ops/quant_params.h"
+
+#include "support/half.h"
 
 #include <algorithm>
 
@@ -51,6 +55,20 @@ Status check_scales(InferCtx &ctx, const char *const *names) {
 Status check_scales(EvalCtx &ctx, const char *const *names) {
   for (size_t i : {1, 4, 6}) KILN_TRY(quant::check_scale_values(ctx.op, ctx.input(i), names[i]));
   return Status::ok();
+}
+
+// The requantisation multiplier s1 * s2 / s3 as the ONNX reference computes it: in the
+// scales' precision, rounded after the product and after the quotient (numpy on f32 scalars);
+// the accumulator is then multiplied by it in double.
+double requant_multiplier(DType t, double s1, double s2, double s3) {
+  if (t == DType::f64) return s1 * s2 / s3;
+  auto round = [t](float v) {
+    if (t == DType::f16) return f16_to_f32(f32_to_f16(v));
+    if (t == DType::bf16) return bf16_to_f32(f32_to_bf16(v));
+    return v;
+  };
+  const float p = round(static_cast<float>(s1) * static_cast<float>(s2));
+  return static_cast<double>(round(p / static_cast<float>(s3)));
 }
 
 // ---- qlinear_matmul -----------------------------------------------------------------------
@@ -105,7 +123,7 @@ Status eval_qlinear_matmul(EvalCtx &ctx) {
   const Shape abatch(as.begin(), as.end() - 2), bbatch(bs.begin(), bs.end() - 2);
   KILN_ASSIGN(Shape batch, broadcast_shapes(abatch, bbatch));
   KILN_TRY(check_scales(ctx, kMatmulNames));
-  const DType yt = ctx.input(7).dtype();
+  const DType yt = ctx.input(7).dtype(), st = ctx.input(1).dtype();
   KILN_ASSIGN(Tensor Y, Tensor::allocate(yt, out_shape));
   std::vector<double> ra(static_cast<size_t>(M)), rb(static_cast<size_t>(N));
   std::vector<int64_t> za(static_cast<size_t>(M)), zb(static_cast<size_t>(N));
@@ -144,10 +162,13 @@ Status eval_qlinear_matmul(EvalCtx &ctx) {
         int64_t acc = 0;
         const int64_t *pa = av.data() + a0 + m * K, *pb = bv.data() + b0 + n;
         for (int64_t k = 0; k < K; ++k) acc += pa[k] * pb[k * N];
-        const double real = static_cast<double>(acc) * ra[static_cast<size_t>(m)] *
-                            rb[static_cast<size_t>(n)] / ys[static_cast<size_t>(n)];
+        const double real = static_cast<double>(acc) *
+                            requant_multiplier(st, ra[static_cast<size_t>(m)],
+                                               rb[static_cast<size_t>(n)],
+                                               ys[static_cast<size_t>(n)]);
         Y.set_i64((t * M + m) * N + n,
-                  round_saturate(std::nearbyint(real) + static_cast<double>(yz[static_cast<size_t>(n)]), yt));
+                  round_saturate(std::nearbyint(real + static_cast<double>(yz[static_cast<size_t>(n)])),
+                                 yt));
       }
   }
   ctx.out = {Y};
@@ -317,8 +338,9 @@ Status eval_qlinear_conv(EvalCtx &ctx) {
   for (int64_t i = 0; i < Y.numel(); ++i) {
     const int64_t m = (i / std::max<int64_t>(npos, 1)) % g.M;
     KILN_ASSIGN(double ws, param_at(op, ctx.input(4), m, g.M, "w_scale"));
-    const double real = static_cast<double>(acc[static_cast<size_t>(i)]) * xs * ws / ys;
-    Y.set_i64(i, round_saturate(std::nearbyint(real) + yzd, yt));
+    const double real = static_cast<double>(acc[static_cast<size_t>(i)]) *
+                        requant_multiplier(ctx.input(1).dtype(), xs, ws, ys);
+    Y.set_i64(i, round_saturate(std::nearbyint(real + yzd), yt));
   }
   ctx.out = {Y};
   return Status::ok();

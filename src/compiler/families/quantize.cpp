@@ -252,7 +252,7 @@ Status lower_qlinear_matmul(LowerCtx &c, const Op &op) {
   IntMatmul im{o[0], o[3], o[2], o[5]};
   const Shape &yd = op.results[0]->type.dims;
   KILN_ASSIGN(MatDims d, mat_dims(op, im.a->type.dims, im.b->type.dims, yd));
-  // Requantisation in f64 where the device has it (the reference computes in double).
+  // acc * multiplier in f64 where the device has it (the reference multiplies in double).
   const ScalarType at = c.target().float64 ? ScalarType::f64 : ScalarType::f32;
   GridKernel g(c, op, "qlinear_matmul");
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
@@ -260,18 +260,33 @@ Status lower_qlinear_matmul(LowerCtx &c, const Op &op) {
     return let_all(g, "c", unflatten(i, d.out), [&](std::vector<Expr> cs) -> Result<Stmt> {
       const Expr m = cs[cs.size() - 2], n = cs.back();
       KILN_ASSIGN(auto sa, int_matmul(g, op, im, d, cs));
-      KILN_ASSIGN(Expr ra, param(op, g, o[1], d.M, m, at));
-      KILN_ASSIGN(Expr rb, param(op, g, o[4], d.N, n, at));
-      KILN_ASSIGN(Expr ys, param(op, g, o[6], d.N, n, at));
+      const ScalarType st = scale_type(o[1]->type.dtype);
+      const ScalarType mt = st == ScalarType::f64 ? ScalarType::f64 : ScalarType::f32;
+      KILN_ASSIGN(Expr ra, param(op, g, o[1], d.M, m, mt));
+      KILN_ASSIGN(Expr rb, param(op, g, o[4], d.N, n, mt));
+      KILN_ASSIGN(Expr ys, param(op, g, o[6], d.N, n, mt));
       KILN_ASSIGN(Expr yz, param(op, g, o[7], d.N, n, at));
-      Expr real = cast(at, sa.second) * ra * rb / ys;
-      sa.first.push_back(store(Y, i, round_saturate(call(Intrinsic::round_even, {real}) + yz, Y.elem)));
+      Expr real = cast(at, sa.second) * cast(at, requant_multiplier(c, st, ra, rb, ys));
+      sa.first.push_back(store(Y, i, round_saturate(call(Intrinsic::round_even, {real + yz}), Y.elem)));
       return block(sa.first);
     });
   });
 }
 
 } // namespace
+
+ScalarType scale_type(DType t) {
+  return t == DType::f64 ? ScalarType::f64 : t == DType::f16 ? ScalarType::f16 : ScalarType::f32;
+}
+
+Expr requant_multiplier(const LowerCtx &c, ScalarType st, const Expr &s1, const Expr &s2,
+                        const Expr &s3) {
+  auto round = [&](const Expr &v) {
+    return st == ScalarType::f16 && c.target().float16 ? cast(v.type(), cast(ScalarType::f16, v))
+                                                        : v;
+  };
+  return round(call(Intrinsic::div_exact, {round(s1 * s2), s3}));
+}
 
 } // namespace kiln::compiler::helpers
 
