@@ -76,9 +76,10 @@ Status check_static(const Value *v, const std::string &what) {
 // Kernels hold the narrow types one a byte (scalar_type): i4 / u4 / i2 / u2 as i8 / u8, which
 // reads them exactly, and float8 / float4 / e8m0 as their u8 bit pattern. So a narrow integer
 // may only be produced by an op that wraps or clamps to its range (cast, quantize_linear) or
-// copies elements; a narrow float may only be copied, or decoded by a cast to a float or
-// dequantize_linear (a table lookup). Everything else is refused by node, never computed on
-// the bytes.
+// copies elements; a narrow float may only be copied, decoded by a cast to a float or
+// dequantize_linear (a table lookup), or rounded to by a cast or quantize_linear (a step-table
+// search, families/narrow_encode.h). Everything else is refused by node, never computed on the
+// bytes.
 bool moves_elements(std::string_view name) {
   static const std::unordered_set<std::string_view> kMoves = {
       "kiln.reshape",  "kiln.squeeze", "kiln.unsqueeze",      "kiln.flatten",
@@ -99,18 +100,18 @@ Status check_narrow(const Op &op) {
                                        "(only casts, quantize_linear and data movement produce "
                                        "narrow integers on a device)",
                                        op.describe(), dtype_name(t)));
-    if (is_narrow_float(t))
-      return Status::error(fmt::format("{}: dtype {} has no compiled lowering yet as a result "
-                                       "of this op (devices decode and move float8 / float4 / "
-                                       "e8m0 but do not round to them; --device cpu-ref does)",
+    if (is_narrow_float(t) && n != "kiln.cast" && n != "kiln.quantize_linear")
+      return Status::error(fmt::format("{}: a {} result has no compiled lowering for this op "
+                                       "(only casts, quantize_linear and data movement produce "
+                                       "float8 / float4 / e8m0 on a device)",
                                        op.describe(), dtype_name(t)));
   }
   for (const Value *v : op.operands)
     if (v && is_narrow_float(v->type.dtype) && n != "kiln.cast" &&
-        n != "kiln.dequantize_linear")
+        n != "kiln.dequantize_linear" && n != "kiln.quantize_linear")
       return Status::error(fmt::format("{}: a {} operand has no compiled lowering for this op "
-                                       "(only casts to a float, dequantize_linear and data "
-                                       "movement take float8 / float4 / e8m0 on a device)",
+                                       "(only casts to a float, quantisation and data movement "
+                                       "take float8 / float4 / e8m0 on a device)",
                                        op.describe(), dtype_name(v->type.dtype)));
   return Status::ok();
 }

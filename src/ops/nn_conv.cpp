@@ -3,6 +3,7 @@
 #include "ops/nn_internal.h"
 #include "ops/nn_kernels.h"
 #include "ops/op_util.h"
+#include "ops/quant_params.h"
 
 #include <optional>
 
@@ -246,6 +247,24 @@ Result<std::vector<uint64_t>> minus_zp(const Op &op, const Tensor &t, const Tens
   return v;
 }
 
+// ConvInteger's zero points: x's per tensor, w's per tensor or per output channel, each of
+// its tensor's dtype.
+Status check_integer_zero_points(const InferCtx &ctx) {
+  if (ctx.present(2)) {
+    KILN_TRY(quant::check_zero_point_dtype(ctx.op, ctx.type(2).dtype, ctx.type(0).dtype,
+                                           "x_zero_point", "x"));
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(2), 1, "x_zero_point", "tensor"));
+  }
+  if (ctx.present(3)) {
+    KILN_TRY(quant::check_zero_point_dtype(ctx.op, ctx.type(3).dtype, ctx.type(1).dtype,
+                                           "w_zero_point", "w"));
+    const TensorType &w = ctx.type(1);
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(3), w.ranked && w.rank() >= 1 ? w.dims[0] : -1,
+                                      "w_zero_point", "output channel"));
+  }
+  return Status::ok();
+}
+
 Status eval_conv_integer(EvalCtx &ctx) {
   const Tensor &x = ctx.input(0), &w = ctx.input(1);
   KILN_ASSIGN(ConvShape s, conv_shape(ctx.op, x.shape(), w.shape(), false));
@@ -363,6 +382,7 @@ void register_nn_conv_ops(OpRegistry &r) {
             for (size_t i = 0; i < ctx.in.size(); ++i)
               if (ctx.present(i))
                 KILN_TRY(expect_dtype_in(ctx.op, "operand", ctx.type(i).dtype, {DType::i8, DType::u8}));
+            KILN_TRY(check_integer_zero_points(ctx));
             return infer_conv(ctx, false, DType::i32);
           },
       .eval = eval_conv_integer,

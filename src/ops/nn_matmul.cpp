@@ -3,6 +3,7 @@
 #include "ops/nn_internal.h"
 #include "ops/nn_kernels.h"
 #include "ops/op_util.h"
+#include "ops/quant_params.h"
 
 #include <array>
 
@@ -241,10 +242,21 @@ Status check_int8(const InferCtx &ctx) {
     if (!ctx.present(i)) continue;
     KILN_TRY(expect_dtype_in(ctx.op, "operand", ctx.type(i).dtype, {DType::i8, DType::u8}));
   }
-  if (ctx.present(2) && ctx.type(2).dtype != ctx.type(0).dtype)
-    return ctx.error("a_zero_point must have A's dtype");
-  if (ctx.present(3) && ctx.type(3).dtype != ctx.type(1).dtype)
-    return ctx.error("b_zero_point must have B's dtype");
+  if (ctx.present(2))
+    KILN_TRY(quant::check_zero_point_dtype(ctx.op, ctx.type(2).dtype, ctx.type(0).dtype,
+                                           "a_zero_point", "A"));
+  if (ctx.present(3))
+    KILN_TRY(quant::check_zero_point_dtype(ctx.op, ctx.type(3).dtype, ctx.type(1).dtype,
+                                           "b_zero_point", "B"));
+  // Zero points per tensor, or per row of A / per column of B.
+  const TensorType &a = ctx.type(0), &b = ctx.type(1);
+  if (ctx.present(2) && a.ranked)
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(2),
+                                      a.rank() >= 2 ? a.dims[a.dims.size() - 2] : 1,
+                                      "a_zero_point", "row of A"));
+  if (ctx.present(3) && b.ranked)
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(3), b.rank() >= 2 ? b.dims.back() : 1,
+                                      "b_zero_point", "column of B"));
   return Status::ok();
 }
 

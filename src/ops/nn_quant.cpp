@@ -14,6 +14,7 @@
 // with dim axis = ceil(x.shape[axis] / block_size) and the other dims equal (blocked).
 // kiln.dynamic_quantize_linear(x f32) -> (y u8, scale f32 [], zero_point u8 []).
 #include "ops/nn_extra_internal.h"
+#include "ops/quant_params.h"
 
 #include "support/narrow.h"
 
@@ -80,6 +81,8 @@ Status infer_quantize(InferCtx &ctx) {
   DType out = ctx.present(2) ? ctx.type(2).dtype : ctx.op.attr_dtype("output_dtype", DType::u8);
   KILN_TRY(expect_dtype_in(ctx.op, "quantized type", out, kQuantTypes));
   KILN_TRY(check_zero_point(ctx.op, ctx.type(1), ctx.present(2) ? &ctx.type(2) : nullptr));
+  KILN_TRY(quant::check_layout(ctx.op, x, ctx.type(1)));
+  KILN_TRY(quant::check_const_scale(ctx, 1, "y_scale"));
   ctx.out = {TensorType{out, x.dims, x.ranked}};
   return Status::ok();
 }
@@ -89,6 +92,7 @@ Status eval_quantize(EvalCtx &ctx) {
   const Tensor *zp = ctx.present(2) ? &ctx.input(2) : nullptr;
   if (zp && zp->numel() != s.numel())
     return ctx.error("zero_point and scale have different sizes");
+  KILN_TRY(quant::check_scale_values(ctx.op, s, "y_scale"));
   KILN_ASSIGN(std::vector<int64_t> si, scale_index(ctx.op, x.shape(), s.shape()));
   const DType out_t = zp ? zp->dtype() : ctx.op.attr_dtype("output_dtype", DType::u8);
   Tensor y(out_t, x.shape());
@@ -118,9 +122,11 @@ Status infer_dequantize(InferCtx &ctx) {
   const TensorType &x = ctx.type(0);
   KILN_TRY(expect_dtype_in(ctx.op, "input", x.dtype, kQuantTypes));
   KILN_TRY(expect_float(ctx.op, "scale", ctx.type(1).dtype));
-  if (ctx.present(2) && ctx.type(2).dtype != x.dtype)
-    return ctx.error("zero_point must have the input's dtype");
+  if (ctx.present(2))
+    KILN_TRY(quant::check_zero_point_dtype(ctx.op, ctx.type(2).dtype, x.dtype, "x_zero_point", "x"));
   KILN_TRY(check_zero_point(ctx.op, ctx.type(1), ctx.present(2) ? &ctx.type(2) : nullptr));
+  KILN_TRY(quant::check_layout(ctx.op, x, ctx.type(1)));
+  KILN_TRY(quant::check_const_scale(ctx, 1, "x_scale"));
   ctx.out = {TensorType{ctx.type(1).dtype, x.dims, x.ranked}};
   return Status::ok();
 }
@@ -130,6 +136,7 @@ Status eval_dequantize(EvalCtx &ctx) {
   const Tensor *zp = ctx.present(2) ? &ctx.input(2) : nullptr;
   if (zp && zp->numel() != s.numel())
     return ctx.error("zero_point and scale have different sizes");
+  KILN_TRY(quant::check_scale_values(ctx.op, s, "x_scale"));
   KILN_ASSIGN(std::vector<int64_t> si, scale_index(ctx.op, x.shape(), s.shape()));
   Tensor y(s.dtype(), x.shape());
   for (int64_t i = 0; i < x.numel(); ++i) {
@@ -161,7 +168,9 @@ Status eval_dynamic_quantize(EvalCtx &ctx) {
   const float *p = x.data<float>();
   float mx = 0, mn = 0;
   for (int64_t i = 0; i < x.numel(); ++i) {
-    if (std::isnan(p[i])) return ctx.error("input contains NaN");
+    if (!std::isfinite(p[i]))
+      return ctx.error(fmt::format("input element {} is {}: no finite scale quantises it", i,
+                                   std::isnan(p[i]) ? "NaN" : p[i] > 0 ? "inf" : "-inf"));
     mx = std::max(mx, p[i]);
     mn = std::min(mn, p[i]);
   }

@@ -1,6 +1,8 @@
 // Quantised linear algebra with an exact integer reference: kiln.qlinear_matmul and
 // kiln.qlinear_conv. Accumulation is in int64 on zero-point-corrected values; the result is
-// requantised as saturate(round_half_even(acc * a_scale * b_scale / y_scale) + y_zero_point).
+// requantised as saturate(round_half_even(acc * m + y_zero_point)), m = a_scale * b_scale /
+// y_scale, as the ONNX reference does: m in the scales' precision (requant_multiplier), the
+// rest in double, the zero point added before rounding (a tie rounds to an even result).
 //
 // kiln.qlinear_matmul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) -> y (y_zp's dtype)
 //   numpy matmul broadcasting; a_scale / a_zp per tensor or per row (M values), b_scale / b_zp
@@ -9,6 +11,9 @@
 //   attributes strides, dilations, pads (begin..., end...), group, auto_pad ("NOTSET" |
 //   "VALID" | "SAME_UPPER" | "SAME_LOWER"); w_scale / w_zp per tensor or per output channel.
 #include "ops/nn_extra_internal.h"
+#include "ops/quant_params.h"
+
+#include "support/half.h"
 
 #include <algorithm>
 
@@ -27,12 +32,43 @@ Result<double> param_at(const Op &op, const Tensor &t, int64_t i, int64_t n, con
   return t.get_f64(i);
 }
 
-Status check_qtypes(InferCtx &ctx, size_t q, size_t zp) {
+// Operand names of the ops, for messages.
+constexpr const char *kMatmulNames[] = {"a", "a_scale", "a_zero_point", "b", "b_scale",
+                                        "b_zero_point", "y_scale", "y_zero_point"};
+constexpr const char *kConvNames[] = {"x", "x_scale", "x_zero_point", "w", "w_scale",
+                                      "w_zero_point", "y_scale", "y_zero_point", "bias"};
+
+// Quantised input q, its scale q + 1 and its zero point zp.
+Status check_qtypes(InferCtx &ctx, size_t q, size_t zp, const char *const *names) {
   KILN_TRY(expect_dtype_in(ctx.op, "quantized input", ctx.type(q).dtype, kQTypes));
-  if (ctx.type(zp).dtype != ctx.type(q).dtype)
-    return ctx.error("zero point dtype must match its input's dtype");
+  KILN_TRY(quant::check_zero_point_dtype(ctx.op, ctx.type(zp).dtype, ctx.type(q).dtype,
+                                         names[zp], names[q]));
   KILN_TRY(expect_float(ctx.op, "scale", ctx.type(q + 1).dtype));
   return Status::ok();
+}
+
+// Scale values (constant operands in shape functions, all in the reference).
+Status check_scales(InferCtx &ctx, const char *const *names) {
+  for (size_t i : {1, 4, 6}) KILN_TRY(quant::check_const_scale(ctx, i, names[i]));
+  return Status::ok();
+}
+Status check_scales(EvalCtx &ctx, const char *const *names) {
+  for (size_t i : {1, 4, 6}) KILN_TRY(quant::check_scale_values(ctx.op, ctx.input(i), names[i]));
+  return Status::ok();
+}
+
+// The requantisation multiplier s1 * s2 / s3 as the ONNX reference computes it: in the
+// scales' precision, rounded after the product and after the quotient (numpy on f32 scalars);
+// the accumulator is then multiplied by it in double.
+double requant_multiplier(DType t, double s1, double s2, double s3) {
+  if (t == DType::f64) return s1 * s2 / s3;
+  auto round = [t](float v) {
+    if (t == DType::f16) return f16_to_f32(f32_to_f16(v));
+    if (t == DType::bf16) return bf16_to_f32(f32_to_bf16(v));
+    return v;
+  };
+  const float p = round(static_cast<float>(s1) * static_cast<float>(s2));
+  return static_cast<double>(round(p / static_cast<float>(s3)));
 }
 
 // ---- qlinear_matmul -----------------------------------------------------------------------
@@ -54,15 +90,23 @@ Result<Shape> matmul_shape(const Op &op, Shape a, Shape b) {
 }
 
 Status infer_qlinear_matmul(InferCtx &ctx) {
-  KILN_TRY(check_qtypes(ctx, 0, 2));
-  KILN_TRY(check_qtypes(ctx, 3, 5));
+  KILN_TRY(check_qtypes(ctx, 0, 2, kMatmulNames));
+  KILN_TRY(check_qtypes(ctx, 3, 5, kMatmulNames));
   KILN_TRY(expect_dtype_in(ctx.op, "y_zero_point", ctx.type(7).dtype, kQTypes));
   KILN_TRY(expect_float(ctx.op, "y_scale", ctx.type(6).dtype));
+  KILN_TRY(check_scales(ctx, kMatmulNames));
   const TensorType &a = ctx.type(0), &b = ctx.type(3);
   if (!a.ranked || !b.ranked) {
     ctx.out = {TensorType{ctx.type(7).dtype, {}, false}};
     return Status::ok();
   }
+  // a's parameters per tensor or per row, b's and y's per tensor or per column.
+  const int64_t M = a.rank() >= 2 ? a.dims[a.dims.size() - 2] : 1;
+  const int64_t N = b.rank() >= 2 ? b.dims.back() : 1;
+  for (size_t i : {1, 2})
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(i), M, kMatmulNames[i], "row of a"));
+  for (size_t i : {4, 5, 6, 7})
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(i), N, kMatmulNames[i], "column of b"));
   KILN_ASSIGN(Shape out, matmul_shape(ctx.op, a.dims, b.dims));
   ctx.out = {TensorType{ctx.type(7).dtype, out, true}};
   return Status::ok();
@@ -78,7 +122,8 @@ Status eval_qlinear_matmul(EvalCtx &ctx) {
   const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
   const Shape abatch(as.begin(), as.end() - 2), bbatch(bs.begin(), bs.end() - 2);
   KILN_ASSIGN(Shape batch, broadcast_shapes(abatch, bbatch));
-  const DType yt = ctx.input(7).dtype();
+  KILN_TRY(check_scales(ctx, kMatmulNames));
+  const DType yt = ctx.input(7).dtype(), st = ctx.input(1).dtype();
   KILN_ASSIGN(Tensor Y, Tensor::allocate(yt, out_shape));
   std::vector<double> ra(static_cast<size_t>(M)), rb(static_cast<size_t>(N));
   std::vector<int64_t> za(static_cast<size_t>(M)), zb(static_cast<size_t>(N));
@@ -117,10 +162,13 @@ Status eval_qlinear_matmul(EvalCtx &ctx) {
         int64_t acc = 0;
         const int64_t *pa = av.data() + a0 + m * K, *pb = bv.data() + b0 + n;
         for (int64_t k = 0; k < K; ++k) acc += pa[k] * pb[k * N];
-        const double real = static_cast<double>(acc) * ra[static_cast<size_t>(m)] *
-                            rb[static_cast<size_t>(n)] / ys[static_cast<size_t>(n)];
+        const double real = static_cast<double>(acc) *
+                            requant_multiplier(st, ra[static_cast<size_t>(m)],
+                                               rb[static_cast<size_t>(n)],
+                                               ys[static_cast<size_t>(n)]);
         Y.set_i64((t * M + m) * N + n,
-                  round_saturate(std::nearbyint(real) + static_cast<double>(yz[static_cast<size_t>(n)]), yt));
+                  round_saturate(std::nearbyint(real + static_cast<double>(yz[static_cast<size_t>(n)])),
+                                 yt));
       }
   }
   ctx.out = {Y};
@@ -195,11 +243,19 @@ Result<ConvGeom> conv_geom(const Op &op, const Shape &xs, const Shape &ws) {
 }
 
 Status infer_qlinear_conv(InferCtx &ctx) {
-  KILN_TRY(check_qtypes(ctx, 0, 2));
-  KILN_TRY(check_qtypes(ctx, 3, 5));
+  KILN_TRY(check_qtypes(ctx, 0, 2, kConvNames));
+  KILN_TRY(check_qtypes(ctx, 3, 5, kConvNames));
   KILN_TRY(expect_dtype_in(ctx.op, "y_zero_point", ctx.type(7).dtype, kQTypes));
+  KILN_TRY(expect_float(ctx.op, "y_scale", ctx.type(6).dtype));
   if (ctx.present(8)) KILN_TRY(expect_dtype_in(ctx.op, "bias", ctx.type(8).dtype, {DType::i32}));
+  KILN_TRY(check_scales(ctx, kConvNames));
   const TensorType &x = ctx.type(0), &w = ctx.type(3);
+  // x's and y's parameters per tensor, w's per tensor or per output channel.
+  for (size_t i : {1, 2, 6, 7})
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(i), 1, kConvNames[i], "tensor"));
+  const int64_t M = w.ranked && w.rank() >= 1 ? w.dims[0] : -1;
+  for (size_t i : {4, 5})
+    KILN_TRY(quant::check_per_channel(ctx.op, ctx.type(i), M, kConvNames[i], "output channel"));
   const DType yt = ctx.type(7).dtype;
   if (!x.ranked || !w.ranked) {
     ctx.out = {TensorType{yt, {}, false}};
@@ -269,6 +325,7 @@ Result<std::vector<int64_t>> conv_accumulate(EvalCtx &ctx, const ConvGeom &g) {
 Status eval_qlinear_conv(EvalCtx &ctx) {
   const Op &op = ctx.op;
   KILN_ASSIGN(ConvGeom g, conv_geom(op, ctx.input(0).shape(), ctx.input(3).shape()));
+  KILN_TRY(check_scales(ctx, kConvNames));
   KILN_ASSIGN(double xs, param_at(op, ctx.input(1), 0, 1, "x_scale"));
   KILN_ASSIGN(double ys, param_at(op, ctx.input(6), 0, 1, "y_scale"));
   KILN_ASSIGN(double yzd, param_at(op, ctx.input(7), 0, 1, "y_zero_point"));
@@ -281,8 +338,9 @@ Status eval_qlinear_conv(EvalCtx &ctx) {
   for (int64_t i = 0; i < Y.numel(); ++i) {
     const int64_t m = (i / std::max<int64_t>(npos, 1)) % g.M;
     KILN_ASSIGN(double ws, param_at(op, ctx.input(4), m, g.M, "w_scale"));
-    const double real = static_cast<double>(acc[static_cast<size_t>(i)]) * xs * ws / ys;
-    Y.set_i64(i, round_saturate(std::nearbyint(real) + yzd, yt));
+    const double real = static_cast<double>(acc[static_cast<size_t>(i)]) *
+                        requant_multiplier(ctx.input(1).dtype(), xs, ws, ys);
+    Y.set_i64(i, round_saturate(std::nearbyint(real + yzd), yt));
   }
   ctx.out = {Y};
   return Status::ok();

@@ -20,3 +20,14 @@ config.substitutions.append(('%python', '/usr/bin/python3'))
 # Graphviz's dot renders `kiln inspect --graph FILE.svg`: tests of the SVG need it.
 if shutil.which('dot'):
     config.available_features.add('graphviz')
+# Tests that need a Vulkan device (lavapipe in CI) say REQUIRES: vulkan.
+import subprocess
+config.environment['XDG_RUNTIME_DIR'] = os.environ.get('XDG_RUNTIME_DIR', '/tmp')
+try:
+    _devices = subprocess.run([os.path.join(kiln_bin, 'kiln'), 'devices'], capture_output=True,
+                              text=True, timeout=60,
+                              env=dict(os.environ, XDG_RUNTIME_DIR=config.environment['XDG_RUNTIME_DIR'])).stdout
+    if 'vulkan:' in _devices:
+        config.available_features.add('vulkan')
+except (OSError, subprocess.TimeoutExpired):
+    pass

@@ -497,6 +497,28 @@ TEST(CompilerE2E, LargeReductionsSplitAcrossInvocations) {
 // Softmax rows of 8192 or more elements run as split max and sum-of-exp reductions plus a
 // kernel writing the row in chunks: last and strided axes, flatten_trailing, a row length that
 // does not divide into the chunks, f16, and rows holding NaN, +inf and -inf.
+// Rounding to float8 / float4 / e8m0 (a step-table search and an integer view of the input for
+// its sign) and the requantisation of qlinear_matmul emit valid SPIR-V.
+TEST(Compiler, NarrowFloatRoundingAndRequantisationValidate) {
+  TestModule t;
+  Value *x = t.param(DType::f32, {7}, "x");
+  Value *h = t.param(DType::f16, {7}, "h");
+  Value *zp = t.b.constant(Tensor(DType::f8e4m3fn, {}));
+  Value *s = t.b.constant(Tensor::from_f32s({2.0f}, {}));
+  std::vector<Value *> results = {
+      t.op("kiln.cast", {x}, {{"to", DType::f8e4m3fn}}),
+      t.op("kiln.cast", {h}, {{"to", DType::f8e5m2}, {"saturate", int64_t(0)}}),
+      t.op("kiln.cast", {x}, {{"to", DType::f4e2m1}}),
+      t.op("kiln.cast", {x}, {{"to", DType::f8e8m0}, {"round_mode", std::string("nearest")}}),
+      t.op("kiln.quantize_linear", {x, s, zp})};
+  Value *a = t.param(DType::u8, {2, 3}, "a");
+  Value *b = t.param(DType::u8, {3, 4}, "b");
+  Value *z = t.b.constant(Tensor(DType::u8, {}));
+  results.push_back(t.op("kiln.qlinear_matmul", {a, s, z, b, s, z, s, z}));
+  t.g->results = results;
+  check_artifact(compile_ok(t.m));
+}
+
 TEST(CompilerE2E, LongSoftmaxRowsSplitAcrossInvocations) {
   TestModule t;
   Value *x = t.param(DType::f32, {3, 9000}, "x");

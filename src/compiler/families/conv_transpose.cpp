@@ -233,7 +233,7 @@ Status lower_qlinear_conv(LowerCtx &c, const Op &op) {
   const Shape &yd = op.results[0]->type.dims;
   KILN_ASSIGN(nn::Window w, int_conv_window(op, ic.x->type.dims, ic.w->type.dims, yd));
   const int64_t M = yd[1];
-  // Requantisation in f64 where the device has it (the reference computes in double).
+  // acc * multiplier in f64 where the device has it (the reference multiplies in double).
   const ScalarType at = c.target().float64 ? ScalarType::f64 : ScalarType::f32;
   GridKernel g(c, op, "qlinear_conv");
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
@@ -246,12 +246,14 @@ Status lower_qlinear_conv(LowerCtx &c, const Op &op) {
         init = cast(ScalarType::i32, load(b, cs[1]));
       }
       KILN_ASSIGN(auto sa, int_conv(g, op, ic, w, cs, init));
-      KILN_ASSIGN(Expr xs, scale_param(op, g, o[1], 1, i32(0), at));
-      KILN_ASSIGN(Expr ws, scale_param(op, g, o[4], M, cs[1], at));
-      KILN_ASSIGN(Expr ys, scale_param(op, g, o[6], 1, i32(0), at));
+      const ScalarType st = scale_type(o[1]->type.dtype);
+      const ScalarType mt = st == ScalarType::f64 ? ScalarType::f64 : ScalarType::f32;
+      KILN_ASSIGN(Expr xs, scale_param(op, g, o[1], 1, i32(0), mt));
+      KILN_ASSIGN(Expr ws, scale_param(op, g, o[4], M, cs[1], mt));
+      KILN_ASSIGN(Expr ys, scale_param(op, g, o[6], 1, i32(0), mt));
       KILN_ASSIGN(Expr yz, scale_param(op, g, o[7], 1, i32(0), at));
-      Expr real = cast(at, sa.second) * xs * ws / ys;
-      Expr q = call(Intrinsic::round_even, {real}) + yz;
+      Expr real = cast(at, sa.second) * cast(at, requant_multiplier(c, st, xs, ws, ys));
+      Expr q = call(Intrinsic::round_even, {real + yz});
       sa.first.push_back(store(Y, i, round_saturate(q, Y.elem)));
       return block(sa.first);
     });

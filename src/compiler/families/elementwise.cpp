@@ -2,6 +2,7 @@
 // element; operand indices come from constant-stride index math.
 #include "compiler/lowering/float_math.h"
 #include "compiler/lowering/lower.h"
+#include "compiler/families/narrow_encode.h"
 #include "support/narrow.h"
 
 #include <fmt/format.h>
@@ -241,10 +242,50 @@ Status lower_cast_from_narrow_float(LowerCtx &c, const Op &op, ScalarType to) {
   });
 }
 
+// To float8 / float4 / e8m0 (held as their u8 bit pattern) from a type every value of which
+// is an f32 (f32, f16, integers up to 16 bits, bool): rounded by the reference's step table
+// (helpers::NarrowEncoder) with the op's saturate and round_mode. Wider sources would round
+// twice and are refused.
+Status lower_cast_to_narrow_float(LowerCtx &c, const Op &op) {
+  const DType from = op.operands[0]->type.dtype, dt = op.results[0]->type.dtype;
+  const bool exact = from == DType::f32 || from == DType::f16 || is_bool(from) ||
+                     (is_integer(from) && dtype_bits(from) <= 16);
+  if (!exact)
+    return unsupported(op, fmt::format("a cast from {} to {} (devices round f32, f16 and "
+                                       "integers of up to 16 bits to it)",
+                                       dtype_name(from), dtype_name(dt)));
+  helpers::NarrowEncoding e{dt};
+  e.saturate = op.attr_int("saturate", 1) != 0;
+  const std::string round = op.attr_str("round_mode", "up");
+  e.round = round == "down" ? E8M0Round::down
+            : round == "nearest" ? E8M0Round::nearest
+                                 : E8M0Round::up;
+  GridKernel g(c, op, "cast_to_" + std::string(dtype_name(dt)));
+  KILN_ASSIGN(BufferVar x, g.in(op.operands[0]));
+  const helpers::NarrowEncoder enc = helpers::NarrowEncoder::make(c, g, e);
+  KILN_ASSIGN(BufferVar o, g.out(op.results[0]));
+  const bool floating = from == DType::f32 || from == DType::f16;
+  BufferVar bits{-1, ScalarType::u32};
+  if (floating) bits = helpers::bits_view(c, g, op.operands[0]);
+  return g.finish(shape_numel(op.results[0]->type.dims), [&](Expr i) -> Result<Stmt> {
+    std::vector<Stmt> s;
+    Expr v = load(x, i);
+    if (v.type() == ScalarType::boolean)
+      v = select(v, make_const(ScalarType::f32, 1), make_const(ScalarType::f32, 0));
+    Expr neg = v < make_const(v.type(), 0); // integers: no -0, no NaN
+    if (floating) neg = helpers::sign_bit(bits, i);
+    Expr code = enc.encode(g, s, cast(ScalarType::f32, v), neg);
+    KILN_ASSIGN(Stmt st, g.store(o, i, code));
+    s.push_back(st);
+    return block(s);
+  });
+}
+
 Status lower_cast(LowerCtx &c, const Op &op) {
   const DType dt = op.results[0]->type.dtype;
   KILN_ASSIGN(ScalarType to, scalar_type(op, dt));
   if (is_narrow_float(op.operands[0]->type.dtype)) return lower_cast_from_narrow_float(c, op, to);
+  if (is_narrow_float(dt)) return lower_cast_to_narrow_float(c, op);
   return lower_map(c, op, {op.operands[0]}, [to, dt](const std::vector<Expr> &x) -> Result<Expr> {
     const Expr &v = x[0];
     if (is_narrow_int(dt)) return wrap_narrow(dt, to, v);

@@ -22,6 +22,16 @@ kir::ScalarType float_acc(kir::ScalarType t);
 // the reference's round_saturate. Works in the float type of `v` (f32 or f64).
 kir::Expr round_saturate(const kir::Expr &v, kir::ScalarType to);
 
+// The requantisation multiplier s1 * s2 / s3 of kiln.qlinear_matmul / kiln.qlinear_conv,
+// rounded as the reference's requant_multiplier (src/ops/nn_quant_linear.cpp): computed in the
+// scales' type `st` (f16 rounded through f32 where the target has f16 arithmetic, f32, f64),
+// after the product and after the quotient. The operands are of `st`'s computing type (f64
+// for f64 scales, else f32); the result has that type too. Defined in quantize.cpp.
+kir::Expr requant_multiplier(const LowerCtx &c, kir::ScalarType st, const kir::Expr &s1,
+                             const kir::Expr &s2, const kir::Expr &s3);
+// The scalar type requant_multiplier rounds in for scales of dtype `t`.
+kir::ScalarType scale_type(DType t);
+
 // The buffers of a convolution-like op (operands x, w and an optional bias, result y), bound
 // on `g` in that order; B.index is -1 without a bias.
 struct ConvBuffers {

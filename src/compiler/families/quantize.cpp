@@ -1,9 +1,11 @@
 // Quantisation ops, one invocation per output element:
-//   kiln.quantize_linear / kiln.dequantize_linear (per tensor, per axis, blocked);
+//   kiln.quantize_linear / kiln.dequantize_linear (per tensor, per axis, blocked; float8 /
+//   float4 rounded by NarrowEncoder and decoded by table);
 //   kiln.dynamic_quantize_linear (one invocation computes scale / zero point, then a map);
 //   kiln.matmul_integer / kiln.qlinear_matmul (i32 accumulation of zero-point corrected
 //   values; the reference accumulates in i64, which only differs past 2^31).
 #include "compiler/families/kernel_helpers.h"
+#include "compiler/families/narrow_encode.h"
 #include "support/narrow.h"
 
 #include <fmt/format.h>
@@ -39,7 +41,61 @@ Result<Expr> scale_index(const Op &op, const Shape &xs, const Shape &ss, const E
 
 bool wide(ScalarType t) { return t == ScalarType::i32 || t == ScalarType::u32; }
 
+// A 256-entry f32 table of the values of the bit patterns of float8 / float4 type `t`,
+// computed by the reference's decoder (exact: every such value is an f32), bound to `g`.
+BufferVar decode_table(LowerCtx &c, GridKernel &g, DType t) {
+  Tensor table(DType::f32, {256});
+  for (int b = 0; b < 256; ++b)
+    table.data_mut<float>()[b] = static_cast<float>(
+        narrow_float_to_f64(t, static_cast<uint8_t>(t == DType::f4e2m1 ? b & 0xF : b)));
+  return g.scratch(c.new_constant(std::move(table)), ScalarType::f32, false);
+}
+
+// To float8 / float4, as the reference: x / scale (in f32 unless an operand is f64) plus the
+// decoded zero point, in f32, rounded once to the type with the op's saturate (NarrowEncoder).
+Status lower_quantize_narrow_float(LowerCtx &c, const Op &op) {
+  const Value *xv = op.operands[0], *sv = op.operands[1];
+  const Value *zv = op.operands.size() > 2 ? op.operands[2] : nullptr;
+  const Shape &xd = xv->type.dims;
+  const DType yd = op.results[0]->type.dtype;
+  GridKernel g(c, op, "quantize_linear");
+  KILN_ASSIGN(BufferVar X, g.in(xv));
+  KILN_ASSIGN(BufferVar S, g.in(sv));
+  BufferVar Z{-1, ScalarType::u8}, T{-1, ScalarType::f32};
+  if (zv) {
+    KILN_ASSIGN(Z, g.in(zv));
+    T = decode_table(c, g, zv->type.dtype);
+  }
+  const NarrowEncoder enc =
+      NarrowEncoder::make(c, g, NarrowEncoding{yd, op.attr_int("saturate", 1) != 0});
+  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+  const bool dbl = X.elem == ScalarType::f64 || S.elem == ScalarType::f64;
+  if ((dbl || X.elem == ScalarType::i32) && !c.target().float64)
+    return unsupported(op, "kiln.quantize_linear of f64 / i32 on a device without f64");
+  const ScalarType dt = dbl ? ScalarType::f64 : ScalarType::f32;
+  BufferVar bits{-1, ScalarType::u32};
+  if (xv->type.dtype == DType::f32 || xv->type.dtype == DType::f16) bits = bits_view(c, g, xv);
+  return g.finish(shape_numel(xd), [&](Expr i) -> Result<Stmt> {
+    KILN_ASSIGN(Expr k, scale_index(op, xd, sv->type.dims, i));
+    std::vector<Stmt> s;
+    Expr kv = def(g, s, "k", k);
+    Expr xval = X.elem == ScalarType::i32 ? cast(dt, cast(ScalarType::f64, load(X, i)))
+                                          : cast(dt, load(X, i));
+    Expr xq = def(g, s, "x", xval);
+    Expr q = cast(ScalarType::f32, call(Intrinsic::div_exact, {xq, cast(dt, load(S, kv))}));
+    if (Z.index >= 0) q = q + load(T, cast(ScalarType::i32, load(Z, kv)));
+    Expr qv = def(g, s, "q", q);
+    // A NaN x gives a NaN of x's sign (the reference's division returns its NaN operand).
+    Expr xneg = bits.index >= 0 ? sign_bit(bits, i) : imm_bool(false);
+    Expr neg = select(call(Intrinsic::isnan, {xq}), xneg, sign_of(qv));
+    Expr code = enc.encode(g, s, qv, neg);
+    s.push_back(store(Y, i, code));
+    return block(s);
+  });
+}
+
 Status lower_quantize(LowerCtx &c, const Op &op) {
+  if (is_narrow_float(op.results[0]->type.dtype)) return lower_quantize_narrow_float(c, op);
   const Value *xv = op.operands[0], *sv = op.operands[1];
   const Value *zv = op.operands.size() > 2 ? op.operands[2] : nullptr;
   const Shape &xd = xv->type.dims;
@@ -93,11 +149,7 @@ Status lower_dequantize(LowerCtx &c, const Op &op) {
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
   const DType xt = xv->type.dtype;
   if (is_narrow_float(xt)) { // float8 / float4: decoded by table, (x - zero_point) * scale in f32
-    Tensor table(DType::f32, {256});
-    for (int b = 0; b < 256; ++b)
-      table.data_mut<float>()[b] = static_cast<float>(
-          narrow_float_to_f64(xt, static_cast<uint8_t>(xt == DType::f4e2m1 ? b & 0xF : b)));
-    const BufferVar T = g.scratch(c.new_constant(std::move(table)), ScalarType::f32, false);
+    const BufferVar T = decode_table(c, g, xt);
     auto decode = [&](const BufferVar &b, const Expr &at) {
       return load(T, cast(ScalarType::i32, load(b, at)));
     };
@@ -252,7 +304,7 @@ Status lower_qlinear_matmul(LowerCtx &c, const Op &op) {
   IntMatmul im{o[0], o[3], o[2], o[5]};
   const Shape &yd = op.results[0]->type.dims;
   KILN_ASSIGN(MatDims d, mat_dims(op, im.a->type.dims, im.b->type.dims, yd));
-  // Requantisation in f64 where the device has it (the reference computes in double).
+  // acc * multiplier in f64 where the device has it (the reference multiplies in double).
   const ScalarType at = c.target().float64 ? ScalarType::f64 : ScalarType::f32;
   GridKernel g(c, op, "qlinear_matmul");
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
@@ -260,18 +312,33 @@ Status lower_qlinear_matmul(LowerCtx &c, const Op &op) {
     return let_all(g, "c", unflatten(i, d.out), [&](std::vector<Expr> cs) -> Result<Stmt> {
       const Expr m = cs[cs.size() - 2], n = cs.back();
       KILN_ASSIGN(auto sa, int_matmul(g, op, im, d, cs));
-      KILN_ASSIGN(Expr ra, param(op, g, o[1], d.M, m, at));
-      KILN_ASSIGN(Expr rb, param(op, g, o[4], d.N, n, at));
-      KILN_ASSIGN(Expr ys, param(op, g, o[6], d.N, n, at));
+      const ScalarType st = scale_type(o[1]->type.dtype);
+      const ScalarType mt = st == ScalarType::f64 ? ScalarType::f64 : ScalarType::f32;
+      KILN_ASSIGN(Expr ra, param(op, g, o[1], d.M, m, mt));
+      KILN_ASSIGN(Expr rb, param(op, g, o[4], d.N, n, mt));
+      KILN_ASSIGN(Expr ys, param(op, g, o[6], d.N, n, mt));
       KILN_ASSIGN(Expr yz, param(op, g, o[7], d.N, n, at));
-      Expr real = cast(at, sa.second) * ra * rb / ys;
-      sa.first.push_back(store(Y, i, round_saturate(call(Intrinsic::round_even, {real}) + yz, Y.elem)));
+      Expr real = cast(at, sa.second) * cast(at, requant_multiplier(c, st, ra, rb, ys));
+      sa.first.push_back(store(Y, i, round_saturate(call(Intrinsic::round_even, {real + yz}), Y.elem)));
       return block(sa.first);
     });
   });
 }
 
 } // namespace
+
+ScalarType scale_type(DType t) {
+  return t == DType::f64 ? ScalarType::f64 : t == DType::f16 ? ScalarType::f16 : ScalarType::f32;
+}
+
+Expr requant_multiplier(const LowerCtx &c, ScalarType st, const Expr &s1, const Expr &s2,
+                        const Expr &s3) {
+  auto round = [&](const Expr &v) {
+    return st == ScalarType::f16 && c.target().float16 ? cast(v.type(), cast(ScalarType::f16, v))
+                                                        : v;
+  };
+  return round(call(Intrinsic::div_exact, {round(s1 * s2), s3}));
+}
 
 } // namespace kiln::compiler::helpers
 

@@ -37,8 +37,9 @@ Result<ScalarType> scalar_type(const Op &op, DType t) {
   case DType::i2: return ScalarType::i8;
   case DType::u4:
   case DType::u2: return ScalarType::u8;
-  // float8 / float4 / e8m0 are held as their bit pattern: only data movement and the decoding
-  // lowerings (cast to a float, dequantize_linear) may see them (check_narrow in compiler.cpp).
+  // float8 / float4 / e8m0 are held as their bit pattern: only data movement, the decoding
+  // lowerings (cast to a float, dequantize_linear) and the rounding ones (cast and
+  // quantize_linear to them) may see them (check_narrow in compiler.cpp).
   case DType::f8e4m3fn:
   case DType::f8e4m3fnuz:
   case DType::f8e5m2:

@@ -218,6 +218,22 @@ Result<Tensor> decode_tensor(const onnx::TensorProto &t, const std::string &base
     for (int64_t i = 0; i < n; ++i)
       out.data_mut<uint16_t>()[i] = static_cast<uint16_t>(t.int32_data(i));
     break;
+  case DType::i8:
+  case DType::u8:
+  case DType::i16:
+  case DType::u16:
+    // One value an entry, which must fit the type (a uint8 zero point of 300 would wrap).
+    if (t.int32_data_size() != n) return count_error(t.int32_data_size());
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = t.int32_data(static_cast<int>(i));
+      if (v < int_lowest(*dt) || v > int_highest(*dt))
+        return Status::error(fmt::format("tensor '{}': int32_data[{}] = {} is out of range for "
+                                         "{} [{}, {}]",
+                                         tname, i, v, dtype_name(*dt), int_lowest(*dt),
+                                         int_highest(*dt)));
+      out.set_i64(i, v);
+    }
+    break;
   default:
     if (t.int32_data_size() != n) return count_error(t.int32_data_size());
     for (int64_t i = 0; i < n; ++i) out.set_i64(i, t.int32_data(i));
