@@ -126,7 +126,7 @@ def torch_ops(torch):
         "MaxPool": maxpool, "GlobalAveragePool": lambda x: x.mean(dim=(2, 3), keepdim=True),
         "Flatten": lambda x, axis=1: x.flatten(axis) if axis > 0 else x.reshape(1, -1),
         "Gemm": gemm, "MatMul": torch.matmul,
-        "Reshape": lambda x, s: x.reshape([int(v) for v in s.tolist()]),
+        "Reshape": lambda x, s: x.reshape(list(s)),  # s: a tuple of ints (see Model)
         "Transpose": lambda x, perm: x.permute(*perm),
         "Softmax": lambda x, axis=-1: torch.softmax(x, dim=axis),
         "LayerNormalization": ln,
@@ -176,6 +176,10 @@ class Model:
                 if "min" in at: bounds[0] = at.pop("min")  # opset < 11 attributes
                 if "max" in at: bounds[1] = at.pop("max")
                 at = {"lo": bounds[0], "hi": bounds[1]}
+            if t == "Reshape" and ins[1] in self.consts:  # the shape as Python ints, which
+                # torch.compile traces as constants (a numpy array there fails in dynamo)
+                at = {"s": tuple(int(v) for v in np.asarray(self.consts[ins[1]]).reshape(-1))}
+                ins = ins[:1]
             self.nodes.append((t, ins, list(n.output), at))
         missing = {n[0] for n in self.nodes} - set(self.ops)
         if missing:
