@@ -262,7 +262,7 @@ Status lower_cast_to_narrow_float(LowerCtx &c, const Op &op) {
                                  : E8M0Round::up;
   GridKernel g(c, op, "cast_to_" + std::string(dtype_name(dt)));
   KILN_ASSIGN(BufferVar x, g.in(op.operands[0]));
-  const helpers::NarrowEncoder enc = helpers::NarrowEncoder::make(c, g, e);
+  const helpers::NarrowEncoder enc = helpers::NarrowEncoder::make(c, g, e, from == DType::f32);
   KILN_ASSIGN(BufferVar o, g.out(op.results[0]));
   const bool floating = from == DType::f32 || from == DType::f16;
   BufferVar bits{-1, ScalarType::u32};
@@ -274,7 +274,15 @@ Status lower_cast_to_narrow_float(LowerCtx &c, const Op &op) {
       v = select(v, make_const(ScalarType::f32, 1), make_const(ScalarType::f32, 0));
     Expr neg = v < make_const(v.type(), 0); // integers: no -0, no NaN
     if (floating) neg = helpers::sign_bit(bits, i);
-    Expr code = enc.encode(g, s, cast(ScalarType::f32, v), neg);
+    Expr code;
+    if (from == DType::f32) { // exact on devices that flush subnormals: |x|'s bit pattern
+      const Expr magnitude = cast(ScalarType::u32, load(bits, i)) &
+                             make_const(ScalarType::u32, 0x7FFFFFFF);
+      code = enc.encode(g, s, v, neg, helpers::NarrowEncoder::Compare::bits, &magnitude);
+    } else { // f16 widened, integers, booleans: never an f32 subnormal
+      code = enc.encode(g, s, cast(ScalarType::f32, v), neg,
+                        helpers::NarrowEncoder::Compare::no_subnormal);
+    }
     KILN_ASSIGN(Stmt st, g.store(o, i, code));
     s.push_back(st);
     return block(s);

@@ -54,7 +54,8 @@ uint8_t narrow_reference(const NarrowEncoding &e, float v) {
   return f64_to_narrow_float(e.type, static_cast<double>(v), e.saturate);
 }
 
-NarrowEncoder NarrowEncoder::make(LowerCtx &c, GridKernel &g, const NarrowEncoding &e) {
+NarrowEncoder NarrowEncoder::make(LowerCtx &c, GridKernel &g, const NarrowEncoding &e,
+                                  bool bits) {
   Tensor table(DType::f32, {kTableSize});
   float *t = table.data_mut<float>();
   std::fill(t, t + kTableSize, std::numeric_limits<float>::quiet_NaN());
@@ -67,22 +68,40 @@ NarrowEncoder NarrowEncoder::make(LowerCtx &c, GridKernel &g, const NarrowEncodi
       t[(negative ? kNegCodes : kPosCodes) + static_cast<int>(k)] = codes[k];
   }
   NarrowEncoder enc;
-  enc.table_ = g.scratch(c.new_constant(std::move(table)), ScalarType::f32, false);
+  const int id = c.new_constant(std::move(table));
+  enc.table_ = g.scratch(id, ScalarType::f32, false);
+  if (bits) enc.table_bits_ = g.scratch(id, ScalarType::u32, false);
   enc.nan_code_[0] = narrow_reference(e, std::numeric_limits<float>::quiet_NaN());
   enc.nan_code_[1] = narrow_reference(e, -std::numeric_limits<float>::quiet_NaN());
   return enc;
 }
 
 Expr NarrowEncoder::encode(GridKernel &g, std::vector<Stmt> &s, const Expr &v,
-                           const Expr &negative) const {
+                           const Expr &negative, Compare how, const Expr *magnitude) const {
   const ScalarType f = ScalarType::f32;
+  KILN_ASSERT(how != Compare::bits || (magnitude && table_bits_.index >= 0),
+              "NarrowEncoder: a bits comparison needs the magnitude and make(..., bits)");
   Expr x = def(g, s, "nx", cast(f, v));
   Expr a = def(g, s, "na", call(Intrinsic::abs, {x}));
   Expr neg = def(g, s, "nneg", negative);
   Expr base = def(g, s, "nbase", select(neg, i32(kNegStarts), i32(0)));
   Expr pos = def(g, s, "npos", i32(0));
-  for (int step = kSteps / 2; step >= 1; step /= 2)
-    s.push_back(assign(pos, select(load(table_, base + pos + (step - 1)) <= a, pos + step, pos)));
+  const Expr smallest_normal = make_const(f, std::numeric_limits<float>::min());
+  const Expr mag = how == Compare::bits ? def(g, s, "nmag", *magnitude) : Expr();
+  for (int step = kSteps / 2; step >= 1; step /= 2) {
+    const Expr k = base + pos + (step - 1);
+    Expr passed;
+    if (how == Compare::bits) {
+      // NaN padding (0x7FC00000) lies above every non-NaN magnitude's pattern.
+      passed = load(table_bits_, k) <= mag;
+    } else {
+      const Expr start = load(table_, k);
+      passed = start <= a;
+      if (how == Compare::no_subnormal)
+        passed = select(start < smallest_normal, a > make_const(f, 0), passed);
+    }
+    s.push_back(assign(pos, select(passed, pos + step, pos)));
+  }
   Expr code = load(table_, select(neg, i32(kNegCodes), i32(kPosCodes)) + pos);
   Expr nan = select(neg, make_const(ScalarType::u8, nan_code_[1]),
                     make_const(ScalarType::u8, nan_code_[0]));

@@ -28,16 +28,29 @@ struct NarrowEncoding {
 
 class NarrowEncoder {
 public:
-  // Builds the table on the host and binds it to `g` as a constant.
-  static NarrowEncoder make(LowerCtx &c, GridKernel &g, const NarrowEncoding &e);
+  // Builds the table on the host and binds it to `g` as a constant (`bits`: also as u32, for
+  // encode's exact search over bit patterns).
+  static NarrowEncoder make(LowerCtx &c, GridKernel &g, const NarrowEncoding &e,
+                            bool bits = false);
+  // How encode compares |v| with the table's step starts. A device may flush f32 subnormals
+  // to zero in comparisons (NVIDIA does), and e8m0's first step starts at one (2^-127):
+  //   bits:        `magnitude` is |v|'s bit pattern (u32, from an integer view of an f32
+  //                input), compared with the starts' patterns as integers: exact everywhere;
+  //   no_subnormal: |v| is 0 or at least 2^-126 (widened f16, integers, booleans), so a
+  //                subnormal start is passed exactly when |v| > 0;
+  //   value:       |v| as computed (QuantizeLinear's quotient): a device that flushes it
+  //                rounds the flushed value.
+  enum class Compare { bits, no_subnormal, value };
   // The bit pattern (u8) of the f32 value `v` rounded to the type, `negative` (boolean) its
   // sign bit (which tells -0 and -NaN apart: see sign_bit / sign_of); statements that declare
   // the search's variables are appended to `s`.
   kir::Expr encode(GridKernel &g, std::vector<kir::Stmt> &s, const kir::Expr &v,
-                   const kir::Expr &negative) const;
+                   const kir::Expr &negative, Compare how = Compare::value,
+                   const kir::Expr *magnitude = nullptr) const;
 
 private:
   kir::BufferVar table_;
+  kir::BufferVar table_bits_{-1, kir::ScalarType::u32};
   uint8_t nan_code_[2] = {0, 0}; // + NaN, - NaN
 };
 
