@@ -28,6 +28,7 @@ namespace {
 constexpr int64_t kMaxGroups = 65535;
 constexpr int64_t kLoopCap = 65535;   // llvmpipe's iterations per invocation
 constexpr int64_t kMaxOutputs = 32;   // accumulators (registers) per invocation
+constexpr int64_t kUnroll = 4;        // keys per iteration of the per-row loops (divides bk)
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -38,14 +39,17 @@ uint64_t shared_bytes(const AttentionDef &d, int64_t bq, int64_t bk) {
   return 4 * static_cast<uint64_t>(bq * d.d + bk * d.d + bk * d.dv + bq * bk + 4 * bq);
 }
 
-// Loop iterations of one invocation, as kir::loop_iterations counts them.
-int64_t iterations(const AttentionDef &d, int64_t wg, int64_t bq, int64_t bk) {
+// Loop iterations of one invocation, as kir::loop_iterations counts them, when the keys are
+// split into `splits` ranges of whole blocks.
+int64_t iterations(const AttentionDef &d, int64_t wg, int64_t bq, int64_t bk, int64_t splits) {
   const int64_t per_block = 1 + ceil_div(bk * d.d, wg) + ceil_div(bk * d.dv, wg) +
-                            ceil_div(bq * bk, wg) * (1 + d.d / unroll_of(d.d)) + 3 * bk;
-  return ceil_div(bq * d.d, wg) + ceil_div(d.skv, bk) * per_block;
+                            ceil_div(bq * bk, wg) * (1 + d.d / unroll_of(d.d)) +
+                            3 * (bk / kUnroll);
+  return ceil_div(bq * d.d, wg) + ceil_div(ceil_div(d.skv, bk), splits) * per_block;
 }
 
 Expr as_i32(Expr e) { return cast(ScalarType::i32, std::move(e)); }
+Expr workgroup_id_i32(int axis) { return as_i32(workgroup_id(axis)); }
 Expr f32c(double v) { return make_const(ScalarType::f32, v); }
 
 // `body(i)` for i = t, t + wg, ... below `count` (guarded where the strides overrun it).
@@ -97,23 +101,29 @@ Stmt scores(const AttentionDef &d, const AttentionSchedule &s, const Shared &sh,
   });
 }
 
-// Step 3: the running max and sum of row t (t < bq).
+// Step 3: the running max and sum of row t (t < bq). Loops over the block's keys run kUnroll
+// keys per iteration (bk is a multiple of it), which divides their count in llvmpipe's
+// per-invocation budget.
 Stmt row_update(const AttentionSchedule &s, const Shared &sh, const Expr &t) {
   const Expr ninf = f32c(-std::numeric_limits<double>::infinity());
   Expr mx = var("mx", ScalarType::f32), nan = var("bad", ScalarType::i32);
-  Expr j = var("rj", ScalarType::i32), x = var("rx", ScalarType::f32);
+  Expr jj = var("rj", ScalarType::i32);
   Expr mold = var("mold", ScalarType::f32), mnew = var("mnew", ScalarType::f32);
   Expr safe = var("msafe", ScalarType::f32), sum = var("psum", ScalarType::f32);
-  Expr pj = var("pj", ScalarType::f32);
-  Stmt max_loop = for_loop(
-      j, i32(0), i32(s.bk),
-      let(x, load_shared(sh.p, t * s.bk + j),
-          block({assign(mx, select(x > mx, x, mx)),
-                 assign(nan, select(call(Intrinsic::isnan, {x}), i32(1), nan))})));
-  Stmt exp_loop = for_loop(
-      j, i32(0), i32(s.bk),
-      let(pj, call(Intrinsic::exp, {load_shared(sh.p, t * s.bk + j) - safe}),
-          block({store_shared(sh.p, t * s.bk + j, pj), assign(sum, sum + pj)})));
+  std::vector<Stmt> maxes, exps;
+  for (int64_t u = 0; u < kUnroll; ++u) {
+    Expr at = t * s.bk + jj * kUnroll + u;
+    Expr x = var(fmt::format("rx{}", u), ScalarType::f32);
+    maxes.push_back(let(x, load_shared(sh.p, at),
+                        block({assign(mx, select(x > mx, x, mx)),
+                               assign(nan, select(call(Intrinsic::isnan, {x}), i32(1), nan))})));
+    Expr pj = var(fmt::format("pj{}", u), ScalarType::f32);
+    exps.push_back(let(pj, call(Intrinsic::exp, {load_shared(sh.p, at) - safe}),
+                       block({store_shared(sh.p, at, pj), assign(sum, sum + pj)})));
+  }
+  const int64_t n = s.bk / kUnroll;
+  Stmt max_loop = for_loop(jj, i32(0), i32(n), block(std::move(maxes)));
+  Stmt exp_loop = for_loop(jj, i32(0), i32(n), block(std::move(exps)));
   Expr alpha = var("alpha", ScalarType::f32);
   Stmt rest = block(
       {declare_var(sum, f32c(0)), exp_loop,
@@ -175,24 +185,44 @@ Outputs outputs(const AttentionDef &d, const AttentionSchedule &s, const Expr &t
   return o;
 }
 
-// Step 4: acc = acc * alpha + p x v over the block.
+// Step 4: acc = acc * alpha + p x v over the block (kUnroll keys per iteration).
 Stmt accumulate(const AttentionDef &d, const AttentionSchedule &s, const Shared &sh,
                 const Outputs &o) {
   std::vector<Stmt> scale, add;
-  Expr j = var("aj", ScalarType::i32);
-  for (size_t u = 0; u < o.acc.size(); ++u) {
+  Expr jj = var("aj", ScalarType::i32);
+  for (size_t u = 0; u < o.acc.size(); ++u)
     scale.push_back(assign(o.acc[u], o.acc[u] * load_shared(sh.alpha, o.row[u])));
-    add.push_back(assign(o.acc[u], o.acc[u] + load_shared(sh.p, o.row[u] * s.bk + j) *
-                                                  load_shared(sh.v, j * d.dv + o.col[u])));
+  for (int64_t x = 0; x < kUnroll; ++x) {
+    Expr j = jj * kUnroll + x;
+    for (size_t u = 0; u < o.acc.size(); ++u)
+      add.push_back(assign(o.acc[u], o.acc[u] + load_shared(sh.p, o.row[u] * s.bk + j) *
+                                                    load_shared(sh.v, j * d.dv + o.col[u])));
   }
-  scale.push_back(for_loop(j, i32(0), i32(s.bk), block(std::move(add))));
+  scale.push_back(for_loop(jj, i32(0), i32(s.bk / kUnroll), block(std::move(add))));
   return block(std::move(scale));
 }
 
 // The outputs: acc / sum, NaN (or zero) for a NaN row.
 Result<Stmt> finish(const AttentionDef &d, const AttentionSchedule &s, const Shared &sh,
-                    const Outputs &o, const Expr &b, const Expr &q0) {
+                    const Outputs &o, const Expr &b, const Expr &q0, const Expr &t,
+                    const AttentionPartials *part) {
   std::vector<Stmt> out;
+  if (part) { // the split's unnormalised accumulators and its rows' statistics
+    const Expr base = (workgroup_id_i32(2) * d.batch + b) * d.sq + q0; // row 0 of the block
+    for (size_t u = 0; u < o.acc.size(); ++u) {
+      Expr inside = q0 + o.row[u] < d.sq;
+      if (o.valid[u].defined()) inside = o.valid[u] && inside;
+      out.push_back(if_then(inside, store(part->acc, (base + o.row[u]) * d.dv + o.col[u],
+                                          o.acc[u])));
+    }
+    Expr row = (base + t) * 3;
+    out.push_back(if_then(t < s.bq && q0 + t < d.sq,
+                          block({store(part->stats, row, load_shared(sh.m, t)),
+                                 store(part->stats, row + 1, load_shared(sh.l, t)),
+                                 store(part->stats, row + 2,
+                                       cast(ScalarType::f32, load_shared(sh.nan, t)))})));
+    return block(std::move(out));
+  }
   const double inf = std::numeric_limits<double>::infinity();
   for (size_t u = 0; u < o.acc.size(); ++u) {
     Expr m = load_shared(sh.m, o.row[u]);
@@ -218,7 +248,10 @@ Result<AttentionSchedule> schedule_attention(const LowerCtx &c, const Op &op,
     return unsupported(op, fmt::format("attention over {} batch entries (more than {} "
                                        "workgroups)",
                                        d.batch, kMaxGroups));
+  // The preferred blocks first; the first within the loop budget wins, else the one needing
+  // the fewest iterations.
   bool found = false;
+  int64_t best = 0;
   for (int64_t bq : {32, 16, 8, 4, 2, 1}) {
     if (bq > s.wg || (bq > 1 && bq / 2 >= d.sq) || ceil_div(bq * d.dv, s.wg) > kMaxOutputs ||
         ceil_div(d.sq, bq) > kMaxGroups)
@@ -226,20 +259,34 @@ Result<AttentionSchedule> schedule_attention(const LowerCtx &c, const Op &op,
     for (int64_t bk : {32, 16, 8}) {
       if ((bk > 8 && bk / 2 >= d.skv) || shared_bytes(d, bq, bk) > t.shared_memory_bytes)
         continue;
-      s.bq = bq;
-      s.bk = bk;
+      const int64_t n = iterations(d, s.wg, bq, bk, 1);
+      if (n <= kLoopCap) return AttentionSchedule{s.wg, bq, bk, 1};
+      if (!found || n < best) {
+        s.bq = bq;
+        s.bk = bk;
+        best = n;
+      }
       found = true;
-      if (iterations(d, s.wg, bq, bk) <= kLoopCap) return s;
     }
   }
   if (!found)
     return unsupported(op, fmt::format("attention with head sizes {} / {} (no block fits {} "
                                        "bytes of shared memory)",
                                        d.d, d.dv, t.shared_memory_bytes));
+  // Too many keys for one workgroup's loops: the fewest splits of the keys that fit (the
+  // combine kernel loops over the splits, once to rescale, once to add).
+  const int64_t blocks = ceil_div(d.skv, s.bk);
+  s.splits = 2;
+  while (s.splits < blocks && (iterations(d, s.wg, s.bq, s.bk, s.splits) > kLoopCap ||
+                               2 * s.splits > kLoopCap))
+    ++s.splits;
+  if (s.splits > kMaxGroups) return unsupported(op, "attention over this many keys");
   return s;
 }
 
-Status emit_attention(GridKernel &g, const AttentionDef &d, const AttentionSchedule &s) {
+Status emit_attention(GridKernel &g, const AttentionDef &d, const AttentionSchedule &s,
+                      const AttentionPartials *part) {
+  KILN_ASSERT((s.splits > 1) == (part != nullptr), "emit_attention: partials iff split");
   KILN_ASSERT(d.batch > 0 && d.sq > 0 && d.skv > 0 && d.dv > 0 && s.bq > 0 && s.bk > 0,
               "emit_attention: empty attention");
   Kernel &k = g.kernel();
@@ -272,20 +319,52 @@ Status emit_attention(GridKernel &g, const AttentionDef &d, const AttentionSched
                          scores(d, s, sh, t, q0, k0, mbase), barrier(),
                          if_then(t < s.bq, row_update(s, sh, t)), barrier(),
                          accumulate(d, s, sh, o)};
-  body.push_back(for_loop(kb, i32(0), i32(ceil_div(d.skv, s.bk)),
-                          let(k0, kb * s.bk, block(std::move(step)))));
-  KILN_ASSIGN(Stmt fin, finish(d, s, sh, o, b, q0));
+  // With splits, workgroup z walks blocks [z * per, z * per + per); blocks past the last key
+  // are all masked and change nothing.
+  const int64_t per = ceil_div(ceil_div(d.skv, s.bk), s.splits);
+  Expr first = s.splits > 1 ? workgroup_id_i32(2) * per : i32(0);
+  body.push_back(for_loop(kb, i32(0), i32(per),
+                          let(k0, (first + kb) * s.bk, block(std::move(step)))));
+  KILN_ASSIGN(Stmt fin, finish(d, s, sh, o, b, q0, t, part));
   body.push_back(fin);
   Stmt st = block(std::move(body));
   st = let(mbase, d.read_mask ? d.mask_base(b) : i32(0), st);
   st = let(q0, as_i32(workgroup_id(0)) * s.bq, st);
   st = let(b, as_i32(workgroup_id(1)), st);
   st = let(t, as_i32(local_id(0)), st);
-  k.name += fmt::format("_q{}_k{}", s.bq, s.bk);
+  k.name += fmt::format("_q{}_k{}", s.bq, s.bk) + (s.splits > 1 ? "_split" : "");
   return g.finish_grid({static_cast<uint32_t>(s.wg), 1, 1},
                        {static_cast<uint32_t>(ceil_div(d.sq, s.bq)),
-                        static_cast<uint32_t>(d.batch), 1},
+                        static_cast<uint32_t>(d.batch), static_cast<uint32_t>(s.splits)},
                        st);
+}
+
+Status emit_attention_combine(GridKernel &g, const AttentionDef &d, const AttentionSchedule &s,
+                              const AttentionPartials &part) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const int64_t rows = d.batch * d.sq;
+  return g.finish(rows * d.dv, [&](Expr i) -> Result<Stmt> {
+    Expr row = var(g.fresh("row"), ScalarType::i32), sp = var(g.fresh("sp"), ScalarType::i32);
+    Expr mx = var(g.fresh("mx"), ScalarType::f32), bad = var(g.fresh("bad"), ScalarType::f32);
+    Expr sum = var(g.fresh("sum"), ScalarType::f32), acc = var(g.fresh("acc"), ScalarType::f32);
+    Expr w = var(g.fresh("w"), ScalarType::f32), safe = var(g.fresh("safe"), ScalarType::f32);
+    auto stat = [&](int k) { return load(part.stats, ((sp * rows) + row) * 3 + k); };
+    Stmt maxes = for_loop(sp, i32(0), i32(s.splits),
+                          block({assign(mx, select(stat(0) > mx, stat(0), mx)),
+                                 assign(bad, max(bad, stat(2)))}));
+    Stmt sums = for_loop(
+        sp, i32(0), i32(s.splits),
+        let(w, call(Intrinsic::exp, {stat(0) - safe}),
+            block({assign(sum, sum + stat(1) * w),
+                   assign(acc, acc + load(part.acc, (sp * rows + row) * d.dv + i % d.dv) * w)})));
+    Expr nan_row = bad != f32c(0) || mx == f32c(-inf) || mx == f32c(inf);
+    Expr y = select(nan_row, f32c(d.zero_nan_rows ? 0.0 : std::nan("")), acc / sum);
+    KILN_ASSIGN(Stmt st, d.store(i, y));
+    return let(row, i / d.dv,
+               block({declare_var(mx, f32c(-inf)), declare_var(bad, f32c(0)), maxes,
+                      declare_var(sum, f32c(0)), declare_var(acc, f32c(0)),
+                      let(safe, select(mx == f32c(-inf), f32c(0), mx), block({sums, st}))}));
+  });
 }
 
 } // namespace kiln::compiler

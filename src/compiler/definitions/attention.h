@@ -29,18 +29,34 @@ struct AttentionDef {
 };
 
 // How the kernel runs: `wg` invocations per workgroup, `bq` query rows per workgroup (a grid of
-// ceil(sq / bq) x batch workgroups), keys walked in blocks of `bk`.
+// ceil(sq / bq) x batch x splits workgroups), keys walked in blocks of `bk`. With splits > 1,
+// each of the splits takes a range of whole key blocks and stores its unnormalised outputs and
+// its rows' running max, sum and NaN flag (AttentionPartials); a second kernel
+// (emit_attention_combine) rescales them to the largest max, adds them and stores y.
 struct AttentionSchedule {
-  int64_t wg = 0, bq = 0, bk = 0;
+  int64_t wg = 0, bq = 0, bk = 0, splits = 1;
+};
+
+// Scratch of a split attention (f32): acc [splits, batch, sq, dv] and stats
+// [splits, batch, sq, 3] (max, sum, NaN flag).
+struct AttentionPartials {
+  kir::BufferVar acc, stats;
 };
 
 // The largest blocks whose shared arrays fit the target and whose loops stay within llvmpipe's
-// 65,535 iterations per invocation (the smallest when none does: the runtime then refuses the
-// kernel on llvmpipe by name). Errors when the grid exceeds 65,535 workgroups on an axis.
+// 65,535 iterations per invocation; when none does, the blocks needing the fewest iterations
+// and the fewest splits of the keys that fit. Errors when the grid exceeds 65,535 workgroups
+// on an axis.
 Result<AttentionSchedule> schedule_attention(const LowerCtx &c, const Op &op,
                                              const AttentionDef &d);
 
-// Builds and dispatches the kernel of `d` through `g` (buffers already bound).
-Status emit_attention(GridKernel &g, const AttentionDef &d, const AttentionSchedule &s);
+// Builds and dispatches the kernel of `d` through `g` (buffers already bound); with splits, it
+// writes `part` (bound as results of `g`) instead of storing y.
+Status emit_attention(GridKernel &g, const AttentionDef &d, const AttentionSchedule &s,
+                      const AttentionPartials *part = nullptr);
+// The second kernel of a split attention: `part` bound as inputs of `g`, y stored through
+// d.store (one invocation per output).
+Status emit_attention_combine(GridKernel &g, const AttentionDef &d, const AttentionSchedule &s,
+                              const AttentionPartials &part);
 
 } // namespace kiln::compiler

@@ -1,7 +1,9 @@
 // kiln.sdpa (the fused attention core, passes/fuse_attention.cpp): one attention definition
-// (definitions/attention.h) run as one kernel per (batch entry, block of query rows). Its
-// result is stored through GridKernel::store, so elementwise epilogues and the head-merge
-// transpose after it are fused into the store as for a contraction (lowering/fusion.cpp).
+// (definitions/attention.h) run as one kernel per (batch entry, block of query rows), or, for
+// more keys than one workgroup's loops may walk on llvmpipe, per (batch entry, block, range
+// of keys) plus a kernel combining the ranges. Its result is stored through
+// GridKernel::store, so elementwise epilogues and the head-merge transpose after it are fused
+// into the store as for a contraction (lowering/fusion.cpp).
 #include "compiler/definitions/attention.h"
 
 #include <fmt/format.h>
@@ -62,12 +64,29 @@ Status lower_sdpa(LowerCtx &c, const Op &op) {
       return broadcast_index(unflatten(b, batch), mbatch) * mat;
     };
   }
-  KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
-  d.store = [&g, Y](const Expr &i, const Expr &value) {
-    return g.store(Y, i, cast(Y.elem, value));
-  };
   c.count_attention();
-  return emit_attention(g, d, s);
+  if (s.splits == 1) {
+    KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
+    d.store = [&g, Y](const Expr &i, const Expr &value) {
+      return g.store(Y, i, cast(Y.elem, value));
+    };
+    return emit_attention(g, d, s);
+  }
+  // Split keys: partial results in scratch, then the combine kernel stores y.
+  const uint64_t rows = static_cast<uint64_t>(s.splits * d.batch * d.sq);
+  const int acc = c.new_scratch(rows * static_cast<uint64_t>(d.dv) * 4);
+  const int stats = c.new_scratch(rows * 3 * 4);
+  AttentionPartials part{g.scratch(acc, ScalarType::f32, true),
+                         g.scratch(stats, ScalarType::f32, true)};
+  KILN_TRY(emit_attention(g, d, s, &part));
+  GridKernel combine(c, op, "sdpa_combine");
+  AttentionPartials in{combine.scratch(acc, ScalarType::f32, false),
+                       combine.scratch(stats, ScalarType::f32, false)};
+  KILN_ASSIGN(BufferVar Y, combine.out(op.results[0]));
+  d.store = [&combine, Y](const Expr &i, const Expr &value) {
+    return combine.store(Y, i, cast(Y.elem, value));
+  };
+  return emit_attention_combine(combine, d, s, in);
 }
 
 } // namespace

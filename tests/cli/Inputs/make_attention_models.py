@@ -13,6 +13,9 @@ attn_torch.onnx   PyTorch's scaled_dot_product_attention export: q and k^T each 
                   Where(IsNaN(p), 0, p) after the softmax; head size 128, 40 positions.
 attn_f16.onnx     attn_mask.onnx in float16.
 attn_shared.onnx  attn_mask.onnx with the probabilities also a graph output: not fused.
+attn_long.onnx    attn_torch.onnx with 3 queries of 16,000 keys: more than one workgroup's
+                  loops may walk on llvmpipe, so the keys are split over workgroups and a
+                  second kernel combines the splits.
 """
 import os
 
@@ -64,8 +67,7 @@ def bert():
          [("c", np.array(0.125, np.float32)), ("merge", np.array([1, n, h * d], np.int64))])
 
 
-def torch_sdpa():
-    n, h, d = 40, 2, 128
+def torch_sdpa(file="attn_torch.onnx", n=40, skv=40, h=2, d=128):
     r = np.float32(np.sqrt(1 / np.sqrt(d)))
     nodes = [helper.make_node("Where", ["keep", "zero", "ninf"], ["mask"]),
              helper.make_node("Transpose", ["kp"], ["kt"], perm=[0, 2, 3, 1]),
@@ -78,9 +80,9 @@ def torch_sdpa():
              helper.make_node("Where", ["nan", "zero", "p"], ["pz"]),
              helper.make_node("MatMul", ["pz", "v"], ["y"])]
     f = TensorProto.FLOAT
-    save("attn_torch.onnx", nodes,
-         [("q", f, [1, h, n, d]), ("kp", f, [1, n, h, d]), ("v", f, [1, h, n, d]),
-          ("keep", TensorProto.BOOL, [1, 1, n, n])],
+    save(file, nodes,
+         [("q", f, [1, h, n, d]), ("kp", f, [1, skv, h, d]), ("v", f, [1, h, skv, d]),
+          ("keep", TensorProto.BOOL, [1, 1, n, skv])],
          [("y", f, [1, h, n, d])],
          [("r", np.array(r, np.float32)), ("zero", np.array([0.0], np.float32)),
           ("ninf", np.array([-np.inf], np.float32))])
@@ -92,3 +94,4 @@ if __name__ == "__main__":
     classic("attn_shared.onnx", TensorProto.FLOAT, np.float32, shared=True)
     bert()
     torch_sdpa()
+    torch_sdpa("attn_long.onnx", n=3, skv=16000, h=1)
