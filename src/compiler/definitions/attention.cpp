@@ -18,6 +18,8 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <map>
+#include <string>
 
 namespace kiln::compiler {
 
@@ -29,11 +31,17 @@ constexpr int64_t kMaxGroups = 65535;
 constexpr int64_t kLoopCap = 65535;   // llvmpipe's iterations per invocation
 constexpr int64_t kMaxOutputs = 32;   // accumulators (registers) per invocation
 constexpr int64_t kUnroll = 4;        // keys per iteration of the per-row loops (divides bk)
+constexpr int64_t kTileK = 4;         // keys of an invocation's tile of scores (divides bk)
+
+// Rows of an invocation's tile of scores.
+int64_t tile_q(int64_t bq) { return bq % 4 == 0 ? 4 : bq % 2 == 0 ? 2 : 1; }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Elements of the dot product per loop iteration.
-int64_t unroll_of(int64_t d) { return d % 4 == 0 ? 4 : d % 2 == 0 ? 2 : 1; }
+// Lanes of the staging copies of rows of `width` elements (4 where a 4-lane read exists).
+int vector_rows(int64_t width, const std::function<Expr(const Expr &)> &read4) {
+  return read4 && width % 4 == 0 ? 4 : 1;
+}
 
 uint64_t shared_bytes(const AttentionDef &d, int64_t bq, int64_t bk) {
   return 4 * static_cast<uint64_t>(bq * d.d + bk * d.d + bk * d.dv + bq * bk + 4 * bq);
@@ -42,13 +50,16 @@ uint64_t shared_bytes(const AttentionDef &d, int64_t bq, int64_t bk) {
 // Loop iterations of one invocation, as kir::loop_iterations counts them, when the keys are
 // split into `splits` ranges of whole blocks.
 int64_t iterations(const AttentionDef &d, int64_t wg, int64_t bq, int64_t bk, int64_t splits) {
-  const int64_t per_block = 1 + ceil_div(bk * d.d, wg) + ceil_div(bk * d.dv, wg) +
-                            ceil_div(bq * bk, wg) * (1 + d.d / unroll_of(d.d)) +
+  const int64_t per_block = 1 + ceil_div(bk * d.d / vector_rows(d.d, d.read_k4), wg) +
+                            ceil_div(bk * d.dv / vector_rows(d.dv, d.read_v4), wg) +
+                            ceil_div((bq / tile_q(bq)) * (bk / kTileK), wg) * (1 + d.d) +
                             3 * (bk / kUnroll);
-  return ceil_div(bq * d.d, wg) + ceil_div(ceil_div(d.skv, bk), splits) * per_block;
+  return ceil_div(bq * d.d / vector_rows(d.d, d.read_q4), wg) +
+         ceil_div(ceil_div(d.skv, bk), splits) * per_block;
 }
 
 Expr as_i32(Expr e) { return cast(ScalarType::i32, std::move(e)); }
+
 Expr workgroup_id_i32(int axis) { return as_i32(workgroup_id(axis)); }
 Expr f32c(double v) { return make_const(ScalarType::f32, v); }
 
@@ -66,38 +77,73 @@ struct Shared {
 };
 
 // Step 1: the k and v rows of the block at key k0.
-Stmt stage_kv(const AttentionDef &d, const AttentionSchedule &s, const Shared &sh, const Expr &t,
-              const Expr &b, const Expr &k0) {
-  auto rows = [&](const char *name, int64_t width, const SharedVar &dst,
-                  const std::function<Expr(const Expr &)> &read) {
-    return strided(name, t, s.wg, s.bk * width, [&](const Expr &i) {
-      Expr key = k0 + i / width;
-      Expr at = (b * d.skv + min(key, i32(d.skv - 1))) * width + i % width;
-      return store_shared(dst, i, select(key < d.skv, read(at), f32c(0)));
-    });
-  };
-  return block({rows("sk", d.d, sh.k, d.read_k), rows("sv", d.dv, sh.v, d.read_v)});
+// Copies rows [first, first + rows) of an operand of `count` rows of `width` elements (batch
+// entry b) into `dst`, scaled; rows past the last are zero. Four elements at a time (one
+// vector load, four shared stores) where the operand has a 4-lane read and the width is a
+// multiple of 4.
+Stmt stage_rows(const char *name, const AttentionSchedule &s, const Expr &t, const Expr &b,
+                const Expr &first, int64_t rows, int64_t count, int64_t width,
+                const SharedVar &dst, const std::function<Expr(const Expr &)> &read,
+                const std::function<Expr(const Expr &)> &read4, double scale = 1.0) {
+  const int lanes = vector_rows(width, read4);
+  return strided(name, t, s.wg, rows * width / lanes, [&](const Expr &v) {
+    Expr i = lanes == 1 ? v : v * lanes;
+    Expr row = first + i / width;
+    Expr at = (b * count + min(row, i32(count - 1))) * width + i % width;
+    Expr x = lanes == 1 ? read(at) : read4(at);
+    Expr zero = lanes == 1 ? f32c(0) : broadcast(f32c(0), lanes);
+    if (scale != 1.0) x = x * (lanes == 1 ? f32c(scale) : broadcast(f32c(scale), lanes));
+    x = select(row < count, x, zero);
+    if (lanes == 1) return store_shared(dst, i, x);
+    Expr xv = var(std::string(name) + "x", ValueType::vector(ScalarType::f32, lanes));
+    std::vector<Stmt> stores;
+    for (int l = 0; l < lanes; ++l) stores.push_back(store_shared(dst, i + l, extract_lane(xv, l)));
+    return let(xv, x, block(std::move(stores)));
+  });
 }
 
-// Step 2: the scores of the block.
+Stmt stage_kv(const AttentionDef &d, const AttentionSchedule &s, const Shared &sh, const Expr &t,
+              const Expr &b, const Expr &k0) {
+  return block({stage_rows("sk", s, t, b, k0, s.bk, d.skv, d.d, sh.k, d.read_k, d.read_k4),
+                stage_rows("sv", s, t, b, k0, s.bk, d.skv, d.dv, sh.v, d.read_v, d.read_v4)});
+}
+
+// Step 2: the scores of the block, a tile of kTileQ rows x kTileK keys per invocation (per
+// step of the head dim, kTileQ q and kTileK k values loaded from shared memory feed
+// kTileQ * kTileK products).
+
 Stmt scores(const AttentionDef &d, const AttentionSchedule &s, const Shared &sh, const Expr &t,
             const Expr &q0, const Expr &k0, const Expr &mbase) {
-  const int64_t un = unroll_of(d.d);
-  return strided("ss", t, s.wg, s.bq * s.bk, [&](const Expr &i) {
+  const int64_t tq = tile_q(s.bq), across = s.bk / kTileK;
+  return strided("ss", t, s.wg, (s.bq / tq) * across, [&](const Expr &i) {
     Expr r = var("sr", ScalarType::i32), j = var("sj", ScalarType::i32);
-    Expr acc = var("dot", ScalarType::f32), e = var("de", ScalarType::i32);
-    Expr sum = acc;
-    for (int64_t x = 0; x < un; ++x)
-      sum = sum + load_shared(sh.q, r * d.d + e * un + x) * load_shared(sh.k, j * d.d + e * un + x);
-    Expr score = acc;
-    if (d.read_mask) {
-      Expr row = min(q0 + r, i32(d.sq - 1)), key = min(k0 + j, i32(d.skv - 1));
-      score = score + d.read_mask(mbase + row * d.mask_row_stride + key * d.mask_key_stride);
-    }
-    score = select(k0 + j < d.skv, score, f32c(-std::numeric_limits<double>::infinity()));
-    Stmt body = block({declare_var(acc, f32c(0)), for_loop(e, i32(0), i32(d.d / un), assign(acc, sum)),
-                       store_shared(sh.p, i, score)});
-    return let(r, i / s.bk, let(j, i % s.bk, body));
+    Expr e = var("de", ScalarType::i32);
+    std::vector<Stmt> decls, step, out;
+    std::vector<Expr> qs, ks;
+    for (int64_t a = 0; a < tq; ++a) qs.push_back(var(fmt::format("sq{}", a), ScalarType::f32));
+    for (int64_t c = 0; c < kTileK; ++c) ks.push_back(var(fmt::format("sk{}", c), ScalarType::f32));
+    for (int64_t a = 0; a < tq; ++a)
+      for (int64_t c = 0; c < kTileK; ++c) {
+        Expr acc = var(fmt::format("dot{}_{}", a, c), ScalarType::f32);
+        decls.push_back(declare_var(acc, f32c(0)));
+        step.push_back(assign(acc, acc + qs[static_cast<size_t>(a)] * ks[static_cast<size_t>(c)]));
+        Expr score = acc;
+        if (d.read_mask) {
+          Expr row = min(q0 + r + a, i32(d.sq - 1)), key = min(k0 + j + c, i32(d.skv - 1));
+          score = score + d.read_mask(mbase + row * d.mask_row_stride + key * d.mask_key_stride);
+        }
+        score = select(k0 + j + c < d.skv, score,
+                       f32c(-std::numeric_limits<double>::infinity()));
+        out.push_back(store_shared(sh.p, (r + a) * s.bk + j + c, score));
+      }
+    Stmt inner = block(std::move(step));
+    for (int64_t c = kTileK - 1; c >= 0; --c)
+      inner = let(ks[static_cast<size_t>(c)], load_shared(sh.k, (j + c) * d.d + e), inner);
+    for (int64_t a = tq - 1; a >= 0; --a)
+      inner = let(qs[static_cast<size_t>(a)], load_shared(sh.q, (r + a) * d.d + e), inner);
+    decls.push_back(for_loop(e, i32(0), i32(d.d), inner));
+    decls.insert(decls.end(), out.begin(), out.end());
+    return let(r, (i / across) * tq, let(j, (i % across) * kTileK, block(std::move(decls))));
   });
 }
 
@@ -147,8 +193,42 @@ struct Outputs {
   std::vector<Stmt> decls;
 };
 
+// A tile of rq rows x rc columns per invocation (rows rg * rq + a, columns cg + b * (dv / rc),
+// so neighbouring invocations read neighbouring v elements): per key, rq probabilities and rc
+// v elements feed rq * rc accumulators. {0, 0} when no tile of powers of two covers the block
+// with the workgroup.
+std::pair<int64_t, int64_t> output_tile(const AttentionDef &d, const AttentionSchedule &s) {
+  const int64_t n = ceil_div(s.bq * d.dv, s.wg);
+  std::pair<int64_t, int64_t> best{0, 0};
+  for (int64_t rq = 1; rq <= s.bq && rq <= kMaxOutputs; rq *= 2)
+    for (int64_t rc = 1; rq * rc <= kMaxOutputs; rc *= 2) {
+      if (s.bq % rq != 0 || d.dv % rc != 0 || rq * rc < n ||
+          (s.bq / rq) * (d.dv / rc) > s.wg)
+        continue;
+      const int64_t cost = rq * rc * 64 + (rq + rc); // fewest accumulators, then fewest loads
+      if (best.first == 0 || cost < best.first * best.second * 64 + best.first + best.second)
+        best = {rq, rc};
+    }
+  return best;
+}
+
 Outputs outputs(const AttentionDef &d, const AttentionSchedule &s, const Expr &t) {
   Outputs o;
+  if (auto [rq, rc] = output_tile(d, s); rq > 0) {
+    const int64_t groups = d.dv / rc, busy = (s.bq / rq) * groups;
+    Expr rg = var("org", ScalarType::i32), cg = var("ocg", ScalarType::i32);
+    o.decls = {declare_var(rg, min(t / groups, i32(s.bq / rq - 1)) * rq),
+               declare_var(cg, t % groups)};
+    for (int64_t a = 0; a < rq; ++a)
+      for (int64_t b = 0; b < rc; ++b) {
+        o.acc.push_back(var(fmt::format("o{}_{}", a, b), ScalarType::f32));
+        o.decls.push_back(declare_var(o.acc.back(), f32c(0)));
+        o.row.push_back(rg + a);
+        o.col.push_back(cg + b * groups);
+        o.valid.push_back(busy < s.wg ? t < busy : Expr());
+      }
+    return o;
+  }
   const int64_t n = ceil_div(s.bq * d.dv, s.wg);
   Expr r0 = var("or", ScalarType::i32), c0 = var("oc", ScalarType::i32);
   if (s.wg % d.dv == 0) {
@@ -185,20 +265,35 @@ Outputs outputs(const AttentionDef &d, const AttentionSchedule &s, const Expr &t
   return o;
 }
 
-// Step 4: acc = acc * alpha + p x v over the block (kUnroll keys per iteration).
+// Step 4: acc = acc * alpha + p x v over the block (kUnroll keys per iteration). Each
+// probability and v element is loaded once per key and shared by the accumulators that use it
+// (the layouts of outputs() give several accumulators one column or one row).
 Stmt accumulate(const AttentionDef &d, const AttentionSchedule &s, const Shared &sh,
                 const Outputs &o) {
   std::vector<Stmt> scale, add;
+  std::vector<std::pair<Expr, Expr>> loads; // (variable, load), in order
+  std::map<std::string, Expr> loaded;       // by the load's text
+  auto once = [&](const Expr &load) {
+    const std::string key = print(load);
+    auto it = loaded.find(key);
+    if (it != loaded.end()) return it->second;
+    Expr v = var(fmt::format("pv{}", loads.size()), ScalarType::f32);
+    loads.emplace_back(v, load);
+    loaded.emplace(key, v);
+    return v;
+  };
   Expr jj = var("aj", ScalarType::i32);
   for (size_t u = 0; u < o.acc.size(); ++u)
     scale.push_back(assign(o.acc[u], o.acc[u] * load_shared(sh.alpha, o.row[u])));
   for (int64_t x = 0; x < kUnroll; ++x) {
     Expr j = jj * kUnroll + x;
     for (size_t u = 0; u < o.acc.size(); ++u)
-      add.push_back(assign(o.acc[u], o.acc[u] + load_shared(sh.p, o.row[u] * s.bk + j) *
-                                                    load_shared(sh.v, j * d.dv + o.col[u])));
+      add.push_back(assign(o.acc[u], o.acc[u] + once(load_shared(sh.p, o.row[u] * s.bk + j)) *
+                                                    once(load_shared(sh.v, j * d.dv + o.col[u]))));
   }
-  scale.push_back(for_loop(jj, i32(0), i32(s.bk / kUnroll), block(std::move(add))));
+  Stmt body = block(std::move(add));
+  for (auto it = loads.rbegin(); it != loads.rend(); ++it) body = let(it->first, it->second, body);
+  scale.push_back(for_loop(jj, i32(0), i32(s.bk / kUnroll), body));
   return block(std::move(scale));
 }
 
@@ -243,7 +338,12 @@ Result<AttentionSchedule> schedule_attention(const LowerCtx &c, const Op &op,
                                              const AttentionDef &d) {
   const kir::TargetDesc &t = c.target();
   AttentionSchedule s;
-  s.wg = std::min<int64_t>({128, t.max_workgroup_invocations, t.max_workgroup_size[0]});
+  // llvmpipe (lavapipe, subgroup 8) runs a workgroup's invocations as coroutines of 8 lanes
+  // that every barrier switches between: 32 invocations measured fastest there (4 heads of
+  // 512 positions, head size 64: 83 ms against 147 at 64 and 265 at 128; the unfused graph
+  // 132); 128 elsewhere.
+  const int64_t wg = t.subgroup_size == 8 ? 32 : 128;
+  s.wg = std::min<int64_t>({wg, t.max_workgroup_invocations, t.max_workgroup_size[0]});
   if (d.batch > kMaxGroups)
     return unsupported(op, fmt::format("attention over {} batch entries (more than {} "
                                        "workgroups)",
@@ -305,11 +405,8 @@ Status emit_attention(GridKernel &g, const AttentionDef &d, const AttentionSched
   Expr kb = var("kb", ScalarType::i32), mbase = var("mbase", ScalarType::i32);
   std::vector<Stmt> body;
   // The scaled q rows (zero past the last row) and the rows' initial state.
-  body.push_back(strided("sq", t, s.wg, s.bq * d.d, [&](const Expr &i) {
-    Expr row = q0 + i / d.d;
-    Expr at = (b * d.sq + min(row, i32(d.sq - 1))) * d.d + i % d.d;
-    return store_shared(sh.q, i, select(row < d.sq, d.read_q(at) * f32c(d.scale), f32c(0)));
-  }));
+  body.push_back(
+      stage_rows("sq", s, t, b, q0, s.bq, d.sq, d.d, sh.q, d.read_q, d.read_q4, d.scale));
   body.push_back(if_then(t < s.bq, block({store_shared(sh.m, t, f32c(-std::numeric_limits<double>::infinity())),
                                           store_shared(sh.l, t, f32c(0)),
                                           store_shared(sh.nan, t, i32(0))})));

@@ -19,6 +19,9 @@ struct AttentionDef {
   // Element reads as f32 at flat indices of q [batch, sq, d], k [batch, skv, d] and
   // v [batch, skv, dv] (row-major), buffers bound by the lowering.
   std::function<kir::Expr(const kir::Expr &index)> read_q, read_k, read_v;
+  // Optional reads of 4 consecutive elements as f32x4 at an index that is a multiple of 4 (the
+  // rows are then staged 4 elements at a time where their width is a multiple of 4).
+  std::function<kir::Expr(const kir::Expr &index)> read_q4, read_k4, read_v4;
   // The additive mask (none when read_mask is empty): element (b, i, j) at
   // mask_base(b) + i * mask_row_stride + j * mask_key_stride, as f32.
   std::function<kir::Expr(const kir::Expr &index)> read_mask;

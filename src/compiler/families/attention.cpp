@@ -45,6 +45,12 @@ Status lower_sdpa(LowerCtx &c, const Op &op) {
   d.read_q = as_f32(Q);
   d.read_k = as_f32(K);
   d.read_v = as_f32(V);
+  const auto as_f32x4 = [](BufferVar b) {
+    return [b](const Expr &i) { return cast(ScalarType::f32, vector_load(b, i, 4)); };
+  };
+  d.read_q4 = as_f32x4(Q);
+  d.read_k4 = as_f32x4(K);
+  d.read_v4 = as_f32x4(V);
   if (mv) {
     if (!is_float(mv->type.dtype) || mv->type.dims.size() > r)
       return Status::error(op.describe() + ": the mask must be a float tensor of rank <= q's");
