@@ -21,9 +21,11 @@ namespace {
 
 Status verify_sdpa(const Op &op) {
   const int64_t z = op.attr_int("zero_nan_rows", 0);
-  if (z != 0 && z != 1) return Status::error(op.describe() + ": zero_nan_rows must be 0 or 1");
+  if (z != 0 && z != 1)
+    return Status::error(op.describe() + ": zero_nan_rows must be 0 or 1");
   const double s = op.attr_float("scale", 1.0);
-  if (!std::isfinite(s)) return Status::error(op.describe() + ": scale must be finite");
+  if (!std::isfinite(s))
+    return Status::error(op.describe() + ": scale must be finite");
   return Status::ok();
 }
 
@@ -31,14 +33,16 @@ bool dims_differ(int64_t a, int64_t b) { return a >= 0 && b >= 0 && a != b; }
 
 Status infer_sdpa(InferCtx &ctx) {
   const TensorType &q = ctx.type(0), &k = ctx.type(1), &v = ctx.type(2);
-  if (!q.ranked || !k.ranked || !v.ranked) return ctx.error("q, k and v must be ranked");
+  if (!q.ranked || !k.ranked || !v.ranked)
+    return ctx.error("q, k and v must be ranked");
   const int64_t r = q.rank();
   if (r < 2 || k.rank() != r || v.rank() != r)
     return ctx.error("q, k and v must have one rank of at least 2");
   KILN_TRY(expect_float(ctx.op, "q", q.dtype));
   if (q.dtype != DType::f32 && q.dtype != DType::f16)
     return ctx.error(fmt::format("q has dtype {}; expected f32 or f16", dtype_name(q.dtype)));
-  if (k.dtype != q.dtype || v.dtype != q.dtype) return ctx.error("q, k and v differ in dtype");
+  if (k.dtype != q.dtype || v.dtype != q.dtype)
+    return ctx.error("q, k and v differ in dtype");
   const auto ur = static_cast<size_t>(r);
   for (size_t d = 0; d + 2 < ur; ++d)
     if (dims_differ(q.dims[d], k.dims[d]) || dims_differ(q.dims[d], v.dims[d]))
@@ -49,7 +53,8 @@ Status infer_sdpa(InferCtx &ctx) {
     return ctx.error("k and v differ in the number of keys");
   if (ctx.present(3)) {
     const TensorType &m = ctx.type(3);
-    if (!m.ranked || m.rank() > r) return ctx.error("mask must be ranked, of rank <= q's");
+    if (!m.ranked || m.rank() > r)
+      return ctx.error("mask must be ranked, of rank <= q's");
     KILN_TRY(expect_float(ctx.op, "mask", m.dtype));
     Shape scores(q.dims.begin(), q.dims.end() - 1);
     scores.push_back(k.dims[ur - 2]);
@@ -100,20 +105,26 @@ Status eval_sdpa(EvalCtx &ctx) {
       for (int64_t j = 0; j < Skv; ++j) {
         const double *kj = &k[static_cast<size_t>((b * Skv + j) * D)];
         double dot = 0;
-        for (int64_t e = 0; e < D; ++e) dot += qi[e] * kj[e];
+        for (int64_t e = 0; e < D; ++e)
+          dot += qi[e] * kj[e];
         double x = dot * scale;
-        if (!mask.empty()) x += mask[static_cast<size_t>(moff + i * mst[r - 2] + j * mst[r - 1])];
+        if (!mask.empty())
+          x += mask[static_cast<size_t>(moff + i * mst[r - 2] + j * mst[r - 1])];
         s[static_cast<size_t>(j)] = x;
-        if (x > m || (std::isnan(x) && !std::isnan(m))) m = x;
+        if (x > m || (std::isnan(x) && !std::isnan(m)))
+          m = x;
       }
       double sum = 0;
-      for (double &x : s) sum += (x = std::exp(x - m));
+      for (double &x : s)
+        sum += (x = std::exp(x - m));
       double *yi = &y[static_cast<size_t>((b * Sq + i) * Dv)];
-      if (std::isnan(sum) && zero_nan) continue; // every probability of the row is NaN
+      if (std::isnan(sum) && zero_nan)
+        continue; // every probability of the row is NaN
       for (int64_t j = 0; j < Skv; ++j) {
         const double p = s[static_cast<size_t>(j)] / sum;
         const double *vj = &v[static_cast<size_t>((b * Skv + j) * Dv)];
-        for (int64_t e = 0; e < Dv; ++e) yi[e] += p * vj[e];
+        for (int64_t e = 0; e < Dv; ++e)
+          yi[e] += p * vj[e];
       }
     }
   }

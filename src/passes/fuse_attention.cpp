@@ -36,22 +36,28 @@ using UseCounts = std::map<const Value *, int>;
 void count_uses(const Graph &g, UseCounts &uses) {
   for (const auto &op : g.ops) {
     for (const Value *v : op->operands)
-      if (v) ++uses[v];
-    for (const auto &r : op->regions) count_uses(*r, uses);
+      if (v)
+        ++uses[v];
+    for (const auto &r : op->regions)
+      count_uses(*r, uses);
   }
-  for (const Value *v : g.results) ++uses[v];
+  for (const Value *v : g.results)
+    ++uses[v];
 }
 
 // `v`'s defining op when it is `name` with one result.
 Op *def_of(Value *v, std::string_view name) {
-  if (!v || !v->def || v->def->name() != name || v->def->results.size() != 1) return nullptr;
+  if (!v || !v->def || v->def->name() != name || v->def->results.size() != 1)
+    return nullptr;
   return v->def;
 }
 
 std::optional<double> scalar_const(const Value *v) {
-  if (!v || !v->def || v->def->name() != "kiln.constant") return std::nullopt;
+  if (!v || !v->def || v->def->name() != "kiln.constant")
+    return std::nullopt;
   const Tensor *t = v->def->attr_tensor("value");
-  if (!t || t->numel() != 1 || !is_float(t->dtype())) return std::nullopt;
+  if (!t || t->numel() != 1 || !is_float(t->dtype()))
+    return std::nullopt;
   return t->get_f64(0);
 }
 
@@ -60,7 +66,8 @@ bool is_static(const Value *v) { return v && v->type.ranked && v->type.is_static
 // `v` = x * c or c * x (c a scalar constant, x of v's type): returns x and multiplies `scale`.
 Value *scaled_by_const(Value *v, double &scale) {
   Op *m = def_of(v, "kiln.mul");
-  if (!m || m->operands.size() != 2) return nullptr;
+  if (!m || m->operands.size() != 2)
+    return nullptr;
   for (int i = 0; i < 2; ++i) {
     Value *x = m->operands[static_cast<size_t>(i)];
     auto c = scalar_const(m->operands[static_cast<size_t>(1 - i)]);
@@ -82,7 +89,8 @@ struct Match {
 // p = where(isnan(x), 0, x): returns x.
 Value *nan_guard(Match &m, Value *p) {
   Op *w = def_of(p, "kiln.where");
-  if (!w || w->operands.size() != 3) return nullptr;
+  if (!w || w->operands.size() != 3)
+    return nullptr;
   Value *x = w->operands[2];
   Op *isnan = def_of(w->operands[0], "kiln.isnan");
   auto zero = scalar_const(w->operands[1]);
@@ -96,12 +104,15 @@ Value *nan_guard(Match &m, Value *p) {
 // u = softmax(x) over the last axis: returns x.
 Value *softmax_last(Match &m, Value *u) {
   Op *s = def_of(u, "kiln.softmax");
-  if (!s || s->operands.size() != 1 || s->attr_str("kind", "") != "softmax") return nullptr;
+  if (!s || s->operands.size() != 1 || s->attr_str("kind", "") != "softmax")
+    return nullptr;
   Value *x = s->operands[0];
   const int64_t rank = u->type.rank();
   int64_t axis = s->attr_int("axis", -1);
-  if (axis < 0) axis += rank;
-  if (!x || axis != rank - 1) return nullptr; // flatten_trailing over the last axis alone too
+  if (axis < 0)
+    axis += rank;
+  if (!x || axis != rank - 1)
+    return nullptr; // flatten_trailing over the last axis alone too
   m.chain.push_back(s);
   return x;
 }
@@ -127,14 +138,16 @@ Value *unscaled(Match &m, Value *t) {
 // s = matmul(q [* c1], kt [* c2]) with q [..., Sq, D] and kt [..., D, Skv] of one rank.
 bool scores(Match &m, Value *s, const UseCounts &uses) {
   Op *mm = def_of(s, "kiln.matmul");
-  if (!mm || mm->operands.size() != 2) return false;
+  if (!mm || mm->operands.size() != 2)
+    return false;
   m.chain.push_back(mm);
   for (int i = 0; i < 2; ++i) {
     Value *x = mm->operands[static_cast<size_t>(i)];
     auto it = uses.find(x);
     double c = 1.0;
     Value *y = it != uses.end() && it->second == 1 ? scaled_by_const(x, c) : nullptr;
-    if (y) m.chain.push_back(x->def);
+    if (y)
+      m.chain.push_back(x->def);
     (i == 0 ? m.q : m.kt) = y ? y : x;
     m.scale *= c;
   }
@@ -144,19 +157,23 @@ bool scores(Match &m, Value *s, const UseCounts &uses) {
 // Shapes and dtypes the kernel takes: q [..., Sq, D], kt [..., D, Skv], v [..., Skv, Dv].
 bool compatible(const Match &m, const Value *y) {
   for (const Value *x : std::initializer_list<const Value *>{m.q, m.kt, m.v, y})
-    if (!is_static(x) || shape_numel(x->type.dims) == 0) return false;
+    if (!is_static(x) || shape_numel(x->type.dims) == 0)
+      return false;
   const DType dt = m.q->type.dtype;
-  if ((dt != DType::f32 && dt != DType::f16) || m.kt->type.dtype != dt ||
-      m.v->type.dtype != dt || y->type.dtype != dt)
+  if ((dt != DType::f32 && dt != DType::f16) || m.kt->type.dtype != dt || m.v->type.dtype != dt ||
+      y->type.dtype != dt)
     return false;
   const Shape &q = m.q->type.dims, &kt = m.kt->type.dims, &v = m.v->type.dims;
   const size_t r = q.size();
-  if (r < 2 || kt.size() != r || v.size() != r) return false;
+  if (r < 2 || kt.size() != r || v.size() != r)
+    return false;
   if (!std::equal(q.begin(), q.end() - 2, kt.begin()) ||
       !std::equal(q.begin(), q.end() - 2, v.begin()))
     return false;
-  if (kt[r - 2] != q[r - 1] || v[r - 2] != kt[r - 1]) return false;
-  if (m.mask && (!is_static(m.mask) || !is_float(m.mask->type.dtype))) return false;
+  if (kt[r - 2] != q[r - 1] || v[r - 2] != kt[r - 1])
+    return false;
+  if (m.mask && (!is_static(m.mask) || !is_float(m.mask->type.dtype)))
+    return false;
   return true;
 }
 
@@ -165,11 +182,14 @@ bool closed(const Match &m, const Op &root, const UseCounts &uses) {
   std::map<const Value *, int> inner;
   for (const Op *op : m.chain)
     for (const Value *v : op->operands)
-      if (v) ++inner[v];
+      if (v)
+        ++inner[v];
   for (const Op *op : m.chain) {
-    if (op == &root) continue;
+    if (op == &root)
+      continue;
     auto it = uses.find(op->results[0]);
-    if (it == uses.end() || it->second != inner[op->results[0]]) return false;
+    if (it == uses.end() || it->second != inner[op->results[0]])
+      return false;
   }
   return true;
 }
@@ -186,14 +206,16 @@ std::optional<Match> match(Op &root, const UseCounts &uses) {
     p = x;
   }
   Value *u = softmax_last(m, p);
-  if (!u) return std::nullopt;
+  if (!u)
+    return std::nullopt;
   Value *t = u;
   if (Op *add = def_of(u, "kiln.add"); add && add->operands.size() == 2) {
     // The scores are the operand of the add's type whose chain matches; the other is the mask.
     for (int i = 0; i < 2 && t == u; ++i) {
       Value *a = add->operands[static_cast<size_t>(i)];
       Value *b = add->operands[static_cast<size_t>(1 - i)];
-      if (!a || !b || a->type != u->type) continue;
+      if (!a || !b || a->type != u->type)
+        continue;
       Match trial = m;
       trial.chain.push_back(add);
       trial.mask = b;
@@ -202,11 +224,13 @@ std::optional<Match> match(Op &root, const UseCounts &uses) {
         t = a;
       }
     }
-    if (t == u && !scores(m, unscaled(m, u), uses)) return std::nullopt;
+    if (t == u && !scores(m, unscaled(m, u), uses))
+      return std::nullopt;
   } else if (!scores(m, unscaled(m, u), uses)) {
     return std::nullopt;
   }
-  if (!compatible(m, root.results[0]) || !closed(m, root, uses)) return std::nullopt;
+  if (!compatible(m, root.results[0]) || !closed(m, root, uses))
+    return std::nullopt;
   return m;
 }
 
@@ -219,7 +243,8 @@ Value *key_of(Graph &g, size_t &at, Value *kt, const std::string &loc) {
   if (Op *t = def_of(kt, "kiln.transpose"); t && t->operands[0] && is_static(t->operands[0])) {
     std::vector<int64_t> p = t->attr_ints("perm");
     if (p.empty())
-      for (int64_t d = static_cast<int64_t>(r) - 1; d >= 0; --d) p.push_back(d);
+      for (int64_t d = static_cast<int64_t>(r) - 1; d >= 0; --d)
+        p.push_back(d);
     if (p.size() == r) {
       perm = p;
       x = t->operands[0];
@@ -227,10 +252,13 @@ Value *key_of(Graph &g, size_t &at, Value *kt, const std::string &loc) {
   }
   std::swap(perm[r - 2], perm[r - 1]); // k = transpose(x, perm) when kt = transpose(x, p)
   bool identity = true;
-  for (size_t d = 0; d < r; ++d) identity = identity && perm[d] == static_cast<int64_t>(d);
-  if (identity) return x;
+  for (size_t d = 0; d < r; ++d)
+    identity = identity && perm[d] == static_cast<int64_t>(d);
+  if (identity)
+    return x;
   Shape dims;
-  for (int64_t d : perm) dims.push_back(x->type.dims[static_cast<size_t>(d)]);
+  for (int64_t d : perm)
+    dims.push_back(x->type.dims[static_cast<size_t>(d)]);
   auto op = std::make_unique<Op>();
   op->def = core_ops().find("kiln.transpose");
   op->loc = loc;
@@ -248,16 +276,19 @@ Value *key_of(Graph &g, size_t &at, Value *kt, const std::string &loc) {
 bool fuse_at(Graph &g, size_t k, UseCounts &uses) {
   Op &root = *g.ops[k];
   auto m = match(root, uses);
-  if (!m) return false;
+  if (!m)
+    return false;
   size_t at = k;
   Value *key = key_of(g, at, m->kt, root.loc);
   auto op = std::make_unique<Op>();
   op->def = core_ops().find("kiln.sdpa");
   op->loc = root.loc;
   op->operands = {m->q, key, m->v};
-  if (m->mask) op->operands.push_back(m->mask);
+  if (m->mask)
+    op->operands.push_back(m->mask);
   op->attrs["scale"] = m->scale;
-  if (m->zero_nan) op->attrs["zero_nan_rows"] = int64_t(1);
+  if (m->zero_nan)
+    op->attrs["zero_nan_rows"] = int64_t(1);
   Value *old = root.results[0];
   Value *y = g.new_value(old->type, old->name);
   y->def = op.get();
@@ -268,16 +299,20 @@ bool fuse_at(Graph &g, size_t k, UseCounts &uses) {
   uses[old] = 0;
   for (const Op *dead : m->chain)
     for (const Value *x : dead->operands)
-      if (x) --uses[x];
-  for (Value *x : op->operands) ++uses[x];
-  if (at != k) ++uses[key->def->operands[0]]; // a new transpose
+      if (x)
+        --uses[x];
+  for (Value *x : op->operands)
+    ++uses[x];
+  if (at != k)
+    ++uses[key->def->operands[0]]; // a new transpose
   g.ops.insert(g.ops.begin() + static_cast<long>(at), std::move(op));
   return true;
 }
 
 void fuse_graph(Graph &g, UseCounts &uses) {
   for (size_t k = g.ops.size(); k-- > 0;) {
-    for (auto &r : g.ops[k]->regions) fuse_graph(*r, uses);
+    for (auto &r : g.ops[k]->regions)
+      fuse_graph(*r, uses);
     fuse_at(g, k, uses);
   }
 }

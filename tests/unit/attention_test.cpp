@@ -47,9 +47,11 @@ std::unique_ptr<TestModule> build(const Case &c) {
                                 t->b.scalar_f(c.dt, -std::numeric_limits<double>::infinity())});
   } else {
     s = t->op("kiln.div", {t->op("kiln.matmul", {q, kt}), t->b.scalar_f(c.dt, 1.0 / scale)});
-    if (c.mask) mask = t->param(c.dt, {c.batch, 1, 1, c.skv}, "mask");
+    if (c.mask)
+      mask = t->param(c.dt, {c.batch, 1, 1, c.skv}, "mask");
   }
-  if (mask) s = t->op("kiln.add", {s, mask});
+  if (mask)
+    s = t->op("kiln.add", {s, mask});
   Value *p = t->op("kiln.softmax", {s}, {{"kind", std::string("softmax")}, {"axis", int64_t(-1)}});
   if (c.torch)
     p = t->op("kiln.where", {t->op("kiln.isnan", {p}), t->b.scalar_f(c.dt, 0.0), p});
@@ -62,7 +64,8 @@ std::unique_ptr<TestModule> build(const Case &c) {
 std::vector<Tensor> inputs(const Case &c, const Graph &g) {
   std::mt19937 rng(11);
   std::vector<Tensor> in;
-  for (const Value *p : g.params) in.push_back(test::random_tensor(p->type, rng));
+  for (const Value *p : g.params)
+    in.push_back(test::random_tensor(p->type, rng));
   if (c.torch) {
     Tensor &keep = in.back();
     for (int64_t i = 0; i < keep.numel(); ++i) {
@@ -72,15 +75,17 @@ std::vector<Tensor> inputs(const Case &c, const Graph &g) {
   } else if (c.mask) {
     Tensor &m = in.back();
     for (int64_t i = 0; i < m.numel(); ++i)
-      m.set_f64(i, i % 5 == 1 ? -std::numeric_limits<double>::infinity()
-                              : i % 5 == 3 ? -10000.0 : 0.0);
+      m.set_f64(i, i % 5 == 1   ? -std::numeric_limits<double>::infinity()
+                   : i % 5 == 3 ? -10000.0
+                                : 0.0);
   }
   return in;
 }
 
 int count_ops(const Graph &g, std::string_view name) {
   int n = 0;
-  for (const auto &op : g.ops) n += op->name() == name;
+  for (const auto &op : g.ops)
+    n += op->name() == name;
   return n;
 }
 
@@ -92,7 +97,8 @@ void expect_close(const std::vector<Tensor> &want, const std::vector<Tensor> &go
     int bad = 0;
     for (int64_t i = 0; i < want[k].numel() && bad < 5; ++i) {
       const double x = want[k].get_f64(i), y = got[k].get_f64(i);
-      const bool ok = (std::isnan(x) && std::isnan(y)) || std::fabs(x - y) <= tol * (1 + std::fabs(x));
+      const bool ok =
+          (std::isnan(x) && std::isnan(y)) || std::fabs(x - y) <= tol * (1 + std::fabs(x));
       bad += !ok;
       EXPECT_TRUE(ok) << what << ": element " << i << ": unfused " << x << ", got " << y;
     }
@@ -132,7 +138,8 @@ TEST(Attention, FusedMatchesUnfused) {
       SCOPED_TRACE(target);
       const kir::TargetDesc *td = kir::find_target(target);
       ASSERT_NE(td, nullptr);
-      if (!test::device_for(*td)) continue;
+      if (!test::device_for(*td))
+        continue;
       CompileStats st;
       auto got = test::run_on_vulkan(m, in, *td, {}, &st);
       ASSERT_TRUE(got.is_ok()) << got.status().message();

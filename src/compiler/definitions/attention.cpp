@@ -28,10 +28,10 @@ using namespace kir;
 namespace {
 
 constexpr int64_t kMaxGroups = 65535;
-constexpr int64_t kLoopCap = 65535;   // llvmpipe's iterations per invocation
-constexpr int64_t kMaxOutputs = 32;   // accumulators (registers) per invocation
-constexpr int64_t kUnroll = 4;        // keys per iteration of the per-row loops (divides bk)
-constexpr int64_t kTileK = 4;         // keys of an invocation's tile of scores (divides bk)
+constexpr int64_t kLoopCap = 65535; // llvmpipe's iterations per invocation
+constexpr int64_t kMaxOutputs = 32; // accumulators (registers) per invocation
+constexpr int64_t kUnroll = 4;      // keys per iteration of the per-row loops (divides bk)
+constexpr int64_t kTileK = 4;       // keys of an invocation's tile of scores (divides bk)
 
 // Rows of an invocation's tile of scores.
 int64_t tile_q(int64_t bq) { return bq % 4 == 0 ? 4 : bq % 2 == 0 ? 2 : 1; }
@@ -68,7 +68,8 @@ Stmt strided(const std::string &name, const Expr &t, int64_t wg, int64_t count,
              const std::function<Stmt(const Expr &)> &body) {
   Expr u = var(name + "u", ScalarType::i32), i = var(name, ScalarType::i32);
   Stmt st = body(i);
-  if (count % wg != 0) st = if_then(i < count, st);
+  if (count % wg != 0)
+    st = if_then(i < count, st);
   return for_loop(u, i32(0), i32(ceil_div(count, wg)), let(i, t + u * wg, st));
 }
 
@@ -82,8 +83,8 @@ struct Shared {
 // vector load, four shared stores) where the operand has a 4-lane read and the width is a
 // multiple of 4.
 Stmt stage_rows(const char *name, const AttentionSchedule &s, const Expr &t, const Expr &b,
-                const Expr &first, int64_t rows, int64_t count, int64_t width,
-                const SharedVar &dst, const std::function<Expr(const Expr &)> &read,
+                const Expr &first, int64_t rows, int64_t count, int64_t width, const SharedVar &dst,
+                const std::function<Expr(const Expr &)> &read,
                 const std::function<Expr(const Expr &)> &read4, double scale = 1.0) {
   const int lanes = vector_rows(width, read4);
   return strided(name, t, s.wg, rows * width / lanes, [&](const Expr &v) {
@@ -92,12 +93,15 @@ Stmt stage_rows(const char *name, const AttentionSchedule &s, const Expr &t, con
     Expr at = (b * count + min(row, i32(count - 1))) * width + i % width;
     Expr x = lanes == 1 ? read(at) : read4(at);
     Expr zero = lanes == 1 ? f32c(0) : broadcast(f32c(0), lanes);
-    if (scale != 1.0) x = x * (lanes == 1 ? f32c(scale) : broadcast(f32c(scale), lanes));
+    if (scale != 1.0)
+      x = x * (lanes == 1 ? f32c(scale) : broadcast(f32c(scale), lanes));
     x = select(row < count, x, zero);
-    if (lanes == 1) return store_shared(dst, i, x);
+    if (lanes == 1)
+      return store_shared(dst, i, x);
     Expr xv = var(std::string(name) + "x", ValueType::vector(ScalarType::f32, lanes));
     std::vector<Stmt> stores;
-    for (int l = 0; l < lanes; ++l) stores.push_back(store_shared(dst, i + l, extract_lane(xv, l)));
+    for (int l = 0; l < lanes; ++l)
+      stores.push_back(store_shared(dst, i + l, extract_lane(xv, l)));
     return let(xv, x, block(std::move(stores)));
   });
 }
@@ -120,8 +124,10 @@ Stmt scores(const AttentionDef &d, const AttentionSchedule &s, const Shared &sh,
     Expr e = var("de", ScalarType::i32);
     std::vector<Stmt> decls, step, out;
     std::vector<Expr> qs, ks;
-    for (int64_t a = 0; a < tq; ++a) qs.push_back(var(fmt::format("sq{}", a), ScalarType::f32));
-    for (int64_t c = 0; c < kTileK; ++c) ks.push_back(var(fmt::format("sk{}", c), ScalarType::f32));
+    for (int64_t a = 0; a < tq; ++a)
+      qs.push_back(var(fmt::format("sq{}", a), ScalarType::f32));
+    for (int64_t c = 0; c < kTileK; ++c)
+      ks.push_back(var(fmt::format("sk{}", c), ScalarType::f32));
     for (int64_t a = 0; a < tq; ++a)
       for (int64_t c = 0; c < kTileK; ++c) {
         Expr acc = var(fmt::format("dot{}_{}", a, c), ScalarType::f32);
@@ -132,8 +138,7 @@ Stmt scores(const AttentionDef &d, const AttentionSchedule &s, const Shared &sh,
           Expr row = min(q0 + r + a, i32(d.sq - 1)), key = min(k0 + j + c, i32(d.skv - 1));
           score = score + d.read_mask(mbase + row * d.mask_row_stride + key * d.mask_key_stride);
         }
-        score = select(k0 + j + c < d.skv, score,
-                       f32c(-std::numeric_limits<double>::infinity()));
+        score = select(k0 + j + c < d.skv, score, f32c(-std::numeric_limits<double>::infinity()));
         out.push_back(store_shared(sh.p, (r + a) * s.bk + j + c, score));
       }
     Stmt inner = block(std::move(step));
@@ -171,12 +176,11 @@ Stmt row_update(const AttentionSchedule &s, const Shared &sh, const Expr &t) {
   Stmt max_loop = for_loop(jj, i32(0), i32(n), block(std::move(maxes)));
   Stmt exp_loop = for_loop(jj, i32(0), i32(n), block(std::move(exps)));
   Expr alpha = var("alpha", ScalarType::f32);
-  Stmt rest = block(
-      {declare_var(sum, f32c(0)), exp_loop,
-       let(alpha, call(Intrinsic::exp, {mold - safe}),
-           block({store_shared(sh.l, t, load_shared(sh.l, t) * alpha + sum),
-                  store_shared(sh.alpha, t, alpha), store_shared(sh.m, t, mnew),
-                  store_shared(sh.nan, t, nan)}))});
+  Stmt rest = block({declare_var(sum, f32c(0)), exp_loop,
+                     let(alpha, call(Intrinsic::exp, {mold - safe}),
+                         block({store_shared(sh.l, t, load_shared(sh.l, t) * alpha + sum),
+                                store_shared(sh.alpha, t, alpha), store_shared(sh.m, t, mnew),
+                                store_shared(sh.nan, t, nan)}))});
   return block({declare_var(mx, ninf), declare_var(nan, load_shared(sh.nan, t)), max_loop,
                 let(mold, load_shared(sh.m, t),
                     let(mnew, select(mx > mold, mx, mold),
@@ -202,8 +206,7 @@ std::pair<int64_t, int64_t> output_tile(const AttentionDef &d, const AttentionSc
   std::pair<int64_t, int64_t> best{0, 0};
   for (int64_t rq = 1; rq <= s.bq && rq <= kMaxOutputs; rq *= 2)
     for (int64_t rc = 1; rq * rc <= kMaxOutputs; rc *= 2) {
-      if (s.bq % rq != 0 || d.dv % rc != 0 || rq * rc < n ||
-          (s.bq / rq) * (d.dv / rc) > s.wg)
+      if (s.bq % rq != 0 || d.dv % rc != 0 || rq * rc < n || (s.bq / rq) * (d.dv / rc) > s.wg)
         continue;
       const int64_t cost = rq * rc * 64 + (rq + rc); // fewest accumulators, then fewest loads
       if (best.first == 0 || cost < best.first * best.second * 64 + best.first + best.second)
@@ -256,7 +259,8 @@ Outputs outputs(const AttentionDef &d, const AttentionSchedule &s, const Expr &t
     Expr valid;
     if (first + s.wg > s.bq * d.dv) {
       valid = t + first < s.bq * d.dv;
-      if (s.wg % d.dv == 0) row = min(row, i32(s.bq - 1)); // read in range when not valid
+      if (s.wg % d.dv == 0)
+        row = min(row, i32(s.bq - 1)); // read in range when not valid
     }
     o.row.push_back(row);
     o.col.push_back(col);
@@ -276,7 +280,8 @@ Stmt accumulate(const AttentionDef &d, const AttentionSchedule &s, const Shared 
   auto once = [&](const Expr &load) {
     const std::string key = print(load);
     auto it = loaded.find(key);
-    if (it != loaded.end()) return it->second;
+    if (it != loaded.end())
+      return it->second;
     Expr v = var(fmt::format("pv{}", loads.size()), ScalarType::f32);
     loads.emplace_back(v, load);
     loaded.emplace(key, v);
@@ -292,7 +297,8 @@ Stmt accumulate(const AttentionDef &d, const AttentionSchedule &s, const Shared 
                                                     once(load_shared(sh.v, j * d.dv + o.col[u]))));
   }
   Stmt body = block(std::move(add));
-  for (auto it = loads.rbegin(); it != loads.rend(); ++it) body = let(it->first, it->second, body);
+  for (auto it = loads.rbegin(); it != loads.rend(); ++it)
+    body = let(it->first, it->second, body);
   scale.push_back(for_loop(jj, i32(0), i32(s.bk / kUnroll), body));
   return block(std::move(scale));
 }
@@ -306,16 +312,17 @@ Result<Stmt> finish(const AttentionDef &d, const AttentionSchedule &s, const Sha
     const Expr base = (workgroup_id_i32(2) * d.batch + b) * d.sq + q0; // row 0 of the block
     for (size_t u = 0; u < o.acc.size(); ++u) {
       Expr inside = q0 + o.row[u] < d.sq;
-      if (o.valid[u].defined()) inside = o.valid[u] && inside;
-      out.push_back(if_then(inside, store(part->acc, (base + o.row[u]) * d.dv + o.col[u],
-                                          o.acc[u])));
+      if (o.valid[u].defined())
+        inside = o.valid[u] && inside;
+      out.push_back(
+          if_then(inside, store(part->acc, (base + o.row[u]) * d.dv + o.col[u], o.acc[u])));
     }
     Expr row = (base + t) * 3;
-    out.push_back(if_then(t < s.bq && q0 + t < d.sq,
-                          block({store(part->stats, row, load_shared(sh.m, t)),
-                                 store(part->stats, row + 1, load_shared(sh.l, t)),
-                                 store(part->stats, row + 2,
-                                       cast(ScalarType::f32, load_shared(sh.nan, t)))})));
+    out.push_back(if_then(
+        t < s.bq && q0 + t < d.sq,
+        block({store(part->stats, row, load_shared(sh.m, t)),
+               store(part->stats, row + 1, load_shared(sh.l, t)),
+               store(part->stats, row + 2, cast(ScalarType::f32, load_shared(sh.nan, t)))})));
     return block(std::move(out));
   }
   const double inf = std::numeric_limits<double>::infinity();
@@ -326,7 +333,8 @@ Result<Stmt> finish(const AttentionDef &d, const AttentionSchedule &s, const Sha
                     o.acc[u] / load_shared(sh.l, o.row[u]));
     KILN_ASSIGN(Stmt st, d.store((b * d.sq + q0 + o.row[u]) * d.dv + o.col[u], y));
     Expr inside = q0 + o.row[u] < d.sq;
-    if (o.valid[u].defined()) inside = o.valid[u] && inside;
+    if (o.valid[u].defined())
+      inside = o.valid[u] && inside;
     out.push_back(if_then(inside, st));
   }
   return block(std::move(out));
@@ -360,7 +368,8 @@ Result<AttentionSchedule> schedule_attention(const LowerCtx &c, const Op &op,
       if ((bk > 8 && bk / 2 >= d.skv) || shared_bytes(d, bq, bk) > t.shared_memory_bytes)
         continue;
       const int64_t n = iterations(d, s.wg, bq, bk, 1);
-      if (n <= kLoopCap) return AttentionSchedule{s.wg, bq, bk, 1};
+      if (n <= kLoopCap)
+        return AttentionSchedule{s.wg, bq, bk, 1};
       if (!found || n < best) {
         s.bq = bq;
         s.bk = bk;
@@ -377,10 +386,11 @@ Result<AttentionSchedule> schedule_attention(const LowerCtx &c, const Op &op,
   // combine kernel loops over the splits, once to rescale, once to add).
   const int64_t blocks = ceil_div(d.skv, s.bk);
   s.splits = 2;
-  while (s.splits < blocks && (iterations(d, s.wg, s.bq, s.bk, s.splits) > kLoopCap ||
-                               2 * s.splits > kLoopCap))
+  while (s.splits < blocks &&
+         (iterations(d, s.wg, s.bq, s.bk, s.splits) > kLoopCap || 2 * s.splits > kLoopCap))
     ++s.splits;
-  if (s.splits > kMaxGroups) return unsupported(op, "attention over this many keys");
+  if (s.splits > kMaxGroups)
+    return unsupported(op, "attention over this many keys");
   return s;
 }
 
@@ -407,21 +417,21 @@ Status emit_attention(GridKernel &g, const AttentionDef &d, const AttentionSched
   // The scaled q rows (zero past the last row) and the rows' initial state.
   body.push_back(
       stage_rows("sq", s, t, b, q0, s.bq, d.sq, d.d, sh.q, d.read_q, d.read_q4, d.scale));
-  body.push_back(if_then(t < s.bq, block({store_shared(sh.m, t, f32c(-std::numeric_limits<double>::infinity())),
-                                          store_shared(sh.l, t, f32c(0)),
-                                          store_shared(sh.nan, t, i32(0))})));
+  body.push_back(if_then(
+      t < s.bq, block({store_shared(sh.m, t, f32c(-std::numeric_limits<double>::infinity())),
+                       store_shared(sh.l, t, f32c(0)), store_shared(sh.nan, t, i32(0))})));
   const Outputs o = outputs(d, s, t);
   body.insert(body.end(), o.decls.begin(), o.decls.end());
-  std::vector<Stmt> step{barrier(), stage_kv(d, s, sh, t, b, k0), barrier(),
-                         scores(d, s, sh, t, q0, k0, mbase), barrier(),
-                         if_then(t < s.bq, row_update(s, sh, t)), barrier(),
-                         accumulate(d, s, sh, o)};
+  std::vector<Stmt> step{barrier(), stage_kv(d, s, sh, t, b, k0),
+                         barrier(), scores(d, s, sh, t, q0, k0, mbase),
+                         barrier(), if_then(t < s.bq, row_update(s, sh, t)),
+                         barrier(), accumulate(d, s, sh, o)};
   // With splits, workgroup z walks blocks [z * per, z * per + per); blocks past the last key
   // are all masked and change nothing.
   const int64_t per = ceil_div(ceil_div(d.skv, s.bk), s.splits);
   Expr first = s.splits > 1 ? workgroup_id_i32(2) * per : i32(0);
-  body.push_back(for_loop(kb, i32(0), i32(per),
-                          let(k0, (first + kb) * s.bk, block(std::move(step)))));
+  body.push_back(
+      for_loop(kb, i32(0), i32(per), let(k0, (first + kb) * s.bk, block(std::move(step)))));
   KILN_ASSIGN(Stmt fin, finish(d, s, sh, o, b, q0, t, part));
   body.push_back(fin);
   Stmt st = block(std::move(body));
@@ -431,8 +441,8 @@ Status emit_attention(GridKernel &g, const AttentionDef &d, const AttentionSched
   st = let(t, as_i32(local_id(0)), st);
   k.name += fmt::format("_q{}_k{}", s.bq, s.bk) + (s.splits > 1 ? "_split" : "");
   return g.finish_grid({static_cast<uint32_t>(s.wg), 1, 1},
-                       {static_cast<uint32_t>(ceil_div(d.sq, s.bq)),
-                        static_cast<uint32_t>(d.batch), static_cast<uint32_t>(s.splits)},
+                       {static_cast<uint32_t>(ceil_div(d.sq, s.bq)), static_cast<uint32_t>(d.batch),
+                        static_cast<uint32_t>(s.splits)},
                        st);
 }
 
@@ -446,9 +456,9 @@ Status emit_attention_combine(GridKernel &g, const AttentionDef &d, const Attent
     Expr sum = var(g.fresh("sum"), ScalarType::f32), acc = var(g.fresh("acc"), ScalarType::f32);
     Expr w = var(g.fresh("w"), ScalarType::f32), safe = var(g.fresh("safe"), ScalarType::f32);
     auto stat = [&](int k) { return load(part.stats, ((sp * rows) + row) * 3 + k); };
-    Stmt maxes = for_loop(sp, i32(0), i32(s.splits),
-                          block({assign(mx, select(stat(0) > mx, stat(0), mx)),
-                                 assign(bad, max(bad, stat(2)))}));
+    Stmt maxes = for_loop(
+        sp, i32(0), i32(s.splits),
+        block({assign(mx, select(stat(0) > mx, stat(0), mx)), assign(bad, max(bad, stat(2)))}));
     Stmt sums = for_loop(
         sp, i32(0), i32(s.splits),
         let(w, call(Intrinsic::exp, {stat(0) - safe}),

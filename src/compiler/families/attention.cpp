@@ -65,8 +65,10 @@ Status lower_sdpa(LowerCtx &c, const Op &op) {
     const Shape batch(q.begin(), q.end() - 2), mbatch(ms.begin(), ms.end() - 2);
     const int64_t mat = ms[r - 2] * ms[r - 1];
     d.mask_base = [batch, mbatch, mat](const Expr &b) -> Expr {
-      if (shape_numel(mbatch) == 1) return i32(0);
-      if (mbatch == batch) return b * mat;
+      if (shape_numel(mbatch) == 1)
+        return i32(0);
+      if (mbatch == batch)
+        return b * mat;
       return broadcast_index(unflatten(b, batch), mbatch) * mat;
     };
   }
