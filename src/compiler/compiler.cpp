@@ -26,6 +26,7 @@ const LoweringTable &lowerings() {
     add_shape_lowerings(t);
     add_reduce_lowerings(t);
     add_norm_lowerings(t);
+    add_attention_lowerings(t);
     add_reduce_extension_lowerings(t);
     add_reduce_window_lowerings(t);
     add_seq_lowerings(t);
@@ -258,6 +259,7 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     stats->tap_major_contractions = c.tap_major_count();
     stats->im2col_contractions = c.im2col_count();
     stats->whole_rows_windows = c.whole_rows_count();
+    stats->attention = c.attention_count();
     stats->naive_row_reductions = c.row_strategy_count(RowStrategy::naive);
     stats->workgroup_row_reductions = c.row_strategy_count(RowStrategy::workgroup_rows);
     stats->naive_windows = c.window_strategy_count(WindowStrategy::naive);

@@ -83,6 +83,8 @@ struct CompileStats {
   int naive_windows = 0;
   int window_rows_windows = 0;
   int whole_rows_windows = 0; // window_rows windows run as whole rows (cpu: depthwise, max pool)
+  // Attention cores (kiln.sdpa, from the fuse-attention pass) run as one fused kernel each.
+  int attention = 0;
   // Barriers between commands (a command that waits for all earlier ones); commands between
   // two barriers run together.
   int barriers = 0;

@@ -6,6 +6,7 @@ namespace kiln {
 
 void register_misc_ops(OpRegistry &r) {
   misc::register_attention_ops(r);
+  misc::register_sdpa_ops(r);
   misc::register_rnn_ops(r);
   misc::register_signal_ops(r);
   misc::register_train_ops(r);

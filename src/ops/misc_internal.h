@@ -13,6 +13,7 @@ void register_attention_ops(OpRegistry &r);   // misc_attention.cpp
 void register_linear_attn_ops(OpRegistry &r); // misc_linear_attn.cpp
 void register_rnn_ops(OpRegistry &r);         // misc_rnn.cpp
 void register_signal_ops(OpRegistry &r);      // misc_signal.cpp
+void register_sdpa_ops(OpRegistry &r);        // misc_sdpa.cpp
 void register_train_ops(OpRegistry &r);       // misc_train.cpp
 
 inline constexpr double kNegInf = -std::numeric_limits<double>::infinity();

@@ -24,6 +24,7 @@ const Pass *find_pass(std::string_view name);
 
 Status run_dce(Module &m);            // dce.cpp
 Status run_fuse_composites(Module &m); // fuse_composites.cpp
+Status run_fuse_attention(Module &m); // fuse_attention.cpp
 Status run_fold_constants(Module &m); // fold_constants.cpp
 Status run_canonicalize(Module &m);   // canonicalize.cpp
 Status run_cse(Module &m);            // cse.cpp
@@ -62,7 +63,7 @@ struct PassInstrumentation {
 };
 
 // The compile-time graph pipeline: fold-constants, fold-batch-norm, canonicalize, cse,
-// fuse-composites, dce.
+// fuse-composites, fuse-attention, dce.
 const std::vector<std::string> &default_pipeline();
 // Runs the named passes in order with the instrumentation. An unknown name (in `passes` or in
 // print_after) is an error before any pass runs; a failed verification names the pass after

@@ -11,6 +11,8 @@ const std::vector<Pass> &all_passes() {
       {"fold-batch-norm", "folds batch_norm/mul/add by per-channel constants into conv weights",
        run_fold_batch_norm},
       {"fold-constants", "evaluates pure ops whose operands are all constants", run_fold_constants},
+      {"fuse-attention", "replaces softmax(scale * q x k^T [+ mask]) x v by one kiln.sdpa",
+       run_fuse_attention},
       {"fuse-composites", "replaces written-out norms, GELU, SiLU, HardSwish, softmax by one op",
        run_fuse_composites},
       {"lower-control-flow", "turns if/loop/scan into straight-line ops where that is exact",

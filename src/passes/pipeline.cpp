@@ -13,7 +13,8 @@ namespace kiln {
 
 const std::vector<std::string> &default_pipeline() {
   static const std::vector<std::string> names = {"fold-constants", "fold-batch-norm", "canonicalize",
-                                                "cse", "fuse-composites", "dce"};
+                                                "cse", "fuse-composites", "fuse-attention",
+                                                "dce"};
   return names;
 }
 

@@ -11,9 +11,11 @@
 #include "tools/tools.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -28,6 +30,7 @@ struct CompileArgs {
   Precision precision = Precision::fp32;
   bool print_ir_after_all = false, time_passes = false;
   std::vector<std::string> print_ir_after;
+  std::vector<std::string> disable_passes;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   std::string contraction;
   std::string row_reduction;
@@ -106,7 +109,16 @@ Status compile(const CompileArgs &a) {
                          .print_after = a.print_ir_after,
                          .timings = &times};
   phase(2, "graph passes");
-  KILN_TRY(run_pipeline(*module, precision_pipeline(a.precision), pi));
+  const std::vector<std::string> pipeline = precision_pipeline(a.precision);
+  std::vector<std::string> passes;
+  for (const auto &n : pipeline)
+    if (std::find(a.disable_passes.begin(), a.disable_passes.end(), n) == a.disable_passes.end())
+      passes.push_back(n);
+  for (const auto &n : a.disable_passes)
+    if (std::find(pipeline.begin(), pipeline.end(), n) == pipeline.end())
+      return Status::error(fmt::format("--disable-pass '{}': not a pass of the pipeline ({})", n,
+                                       fmt::join(pipeline, ", ")));
+  KILN_TRY(run_pipeline(*module, passes, pi));
   if (a.time_passes) print_pass_times(times);
   CompileStats stats;
   CompileOptions opts = cli_compile_options();
@@ -169,6 +181,7 @@ Status compile(const CompileArgs &a) {
                         {"windows", {{"naive", stats.naive_windows},
                                      {"window_rows", stats.window_rows_windows},
                                      {"whole_rows", stats.whole_rows_windows}}},
+                        {"attention", stats.attention},
                         {"parallel", {{"naive", stats.naive_parallel},
                                       {"blocked", stats.blocked_parallel}}},
                         {"naive_transient_bytes", naive_transient_bytes(module->main()->body)}};
@@ -346,6 +359,9 @@ void add_compile_commands(CLI::App &app) {
                 "print the IR to stderr after every graph pass (" + names + ")");
   cmd->add_option("--print-ir-after", c->print_ir_after,
                   "print the IR to stderr after the named pass (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--disable-pass", c->disable_passes,
+                  "leave the named pass out of the pipeline (repeatable; e.g. fuse-attention)")
       ->allow_extra_args(false);
   std::string stages;
   for (const auto &n : compiler::kir_stage_names()) stages += (stages.empty() ? "" : ", ") + n;

@@ -12,16 +12,18 @@ namespace {
 bool is_producer(const Op &op) {
   static const std::unordered_set<std::string_view> kNames = {
       "kiln.conv",      "kiln.matmul", "kiln.gemm",  "kiln.cast",  "kiln.expand",
-      "kiln.transpose", "kiln.tile",   "kiln.slice", "kiln.gather"};
+      "kiln.transpose", "kiln.tile",   "kiln.slice", "kiln.gather", "kiln.sdpa"};
   return kNames.count(op.name()) != 0 || is_epilogue_op(op);
 }
 
 bool is_static(const Value *v) { return v->type.ranked && v->type.is_static(); }
 
 // Producers whose kernel stores every element through GridKernel::store with the flat index
-// of the element in the result, so that the store may go to another position.
+// of the element in the result, so that the store may go to another position (the attention
+// core's head-merge transpose included).
 bool is_contraction(const Op &op) {
-  return op.name() == "kiln.matmul" || op.name() == "kiln.gemm" || op.name() == "kiln.conv";
+  return op.name() == "kiln.matmul" || op.name() == "kiln.gemm" || op.name() == "kiln.conv" ||
+         op.name() == "kiln.sdpa";
 }
 
 // Data-movement ops that keep the row-major order of the elements (lowered as aliases).

@@ -33,6 +33,7 @@ void add_pool_lowerings(LoweringTable &t);        // pool.cpp
 void add_shape_lowerings(LoweringTable &t);       // shape.cpp
 void add_reduce_lowerings(LoweringTable &t);      // reduce.cpp
 void add_norm_lowerings(LoweringTable &t);        // norm.cpp
+void add_attention_lowerings(LoweringTable &t);   // attention.cpp: kiln.sdpa (fused attention)
 // reduce_extensions.cpp: losses, arg_reduce, cumulative, topk, lp_norm and extensions of
 // softmax / normalize / batch_norm / reduce
 void add_reduce_extension_lowerings(LoweringTable &t);
@@ -159,6 +160,9 @@ public:
   int im2col_count() const { return im2col_count_; }
   void count_whole_rows() { ++whole_rows_count_; }
   int whole_rows_count() const { return whole_rows_count_; }
+  // Counts the kiln.sdpa ops run as one fused attention kernel.
+  void count_attention() { ++attention_count_; }
+  int attention_count() const { return attention_count_; }
   // Counts the strategy each row reduction (softmax, normalisation, reduce) used.
   void count_row_strategy(RowStrategy s) { ++row_count_[static_cast<size_t>(s)]; }
   int row_strategy_count(RowStrategy s) const { return row_count_[static_cast<size_t>(s)]; }
@@ -193,6 +197,7 @@ private:
   int tap_major_count_ = 0;
   int im2col_count_ = 0;
   int whole_rows_count_ = 0;
+  int attention_count_ = 0;
   std::array<int, 2> row_count_{};
   std::array<int, 2> window_count_{};
   std::array<int, 2> parallel_count_{};
