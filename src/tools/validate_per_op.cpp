@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -241,57 +242,51 @@ std::string pad(const std::string &s, size_t w) {
   return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
 }
 
-} // namespace
-
-Result<bool> validate_per_op(const PerOpOptions &o, const std::vector<Tensor> &inputs,
-                             DeviceRunner &runner) {
-  std::map<std::string, std::string> types;
-  if (!frontend::is_stablehlo_path(o.model) && !frontend::is_tflite_path(o.model) &&
-      !frontend::is_nnef_path(o.model)) {
-    KILN_ASSIGN(types, onnx_fe::node_op_types(o.model));
-  }
-
-  // The reference: every node output kept as a result of the original graph.
-  KILN_ASSIGN(auto ref, frontend::import_model(o.model));
-  Graph &rg = ref->main()->body;
-  const size_t n_outputs = rg.results.size();
-  std::vector<Tracked> tracked = node_outputs(rg, types);
-  std::unordered_map<const Value *, size_t> index;
-  std::unordered_map<const Value *, size_t> ref_result;
-  for (size_t i = 0; i < rg.results.size(); ++i) ref_result.emplace(rg.results[i], i);
-  std::vector<size_t> ref_pos(tracked.size());
+// The reference values of the node outputs, one per tracked value: `ref` runs with all of them
+// as extra results.
+Result<std::vector<Tensor>> reference_values(Module &ref, const std::vector<Tracked> &tracked,
+                                             const std::vector<Tensor> &inputs) {
+  Graph &g = ref.main()->body;
+  std::unordered_map<const Value *, size_t> result_index;
+  for (size_t i = 0; i < g.results.size(); ++i) result_index.emplace(g.results[i], i);
+  std::vector<size_t> pos(tracked.size());
   for (size_t i = 0; i < tracked.size(); ++i) {
-    index.emplace(tracked[i].ref, i);
-    auto [it, fresh] = ref_result.emplace(tracked[i].ref, rg.results.size());
-    if (fresh) rg.results.push_back(const_cast<Value *>(tracked[i].ref));
-    ref_pos[i] = it->second;
+    auto [it, fresh] = result_index.emplace(tracked[i].ref, g.results.size());
+    if (fresh) g.results.push_back(const_cast<Value *>(tracked[i].ref));
+    pos[i] = it->second;
   }
-  KILN_ASSIGN(auto want, execute(*ref->main(), inputs));
+  KILN_ASSIGN(auto all, execute(*ref.main(), inputs));
+  std::vector<Tensor> values;
+  for (size_t i = 0; i < tracked.size(); ++i) values.push_back(all[pos[i]]);
+  return values;
+}
 
-  // The device: the same passes as the plain run, then the node outputs that survived them as
-  // extra outputs of the artifact.
+// The device's values: the model imported again, specialised and put through the graph passes
+// as the plain run does, the node outputs that survived kept as extra outputs
+// (keep_as_outputs), compiled for the runner's device and run once.
+Result<std::vector<Tensor>> device_values(const PerOpOptions &o, std::vector<Tracked> &tracked,
+                                          const std::vector<Tensor> &inputs,
+                                          DeviceRunner &runner) {
   KILN_ASSIGN(auto dev, frontend::import_model(o.model));
   KILN_TRY(specialize_inputs(*dev, inputs));
   const kir::TargetDesc *target = kir::find_target(runner.target());
   if (!target) return Status::error(fmt::format("unknown target '{}'", runner.target()));
   KILN_TRY(check_precision(*target, o.precision));
   KILN_TRY(run_pipeline(*dev, precision_pipeline(o.precision)));
-  Graph &dg = dev->main()->body;
-  KILN_TRY(keep_as_outputs(dg, tracked));
+  KILN_TRY(keep_as_outputs(dev->main()->body, tracked));
   KILN_ASSIGN(auto artifact, compile_to_artifact(*dev, *target, runner.compile_options()));
-  KILN_ASSIGN(auto got, runner.run_artifact(artifact, inputs));
+  return runner.run_artifact(artifact, inputs);
+}
 
-  // One line per node output, in topological order.
-  std::vector<Verdict> verdicts(tracked.size());
+// One line per node output, in topological order.
+void print_table(const PerOpOptions &o, const std::vector<Tracked> &tracked,
+                 const std::vector<Verdict> &verdicts) {
   size_t kept = 0, wn = 4, wo = 2, wv = 5;
-  for (size_t i = 0; i < tracked.size(); ++i) {
-    const Tracked &t = tracked[i];
+  for (const Tracked &t : tracked) {
     wn = std::max(wn, t.node.size() + 2);
     wo = std::max(wo, t.op_type.size());
     wv = std::max(wv, t.value.size() + 2);
-    if (t.device_index < 0) continue;
-    ++kept;
-    verdicts[i] = judge(o, got[static_cast<size_t>(t.device_index)], want[ref_pos[i]], t.step);
+    kept += t.device_index >= 0;
   }
   const std::string tolerance =
       o.precision == Precision::fp32
@@ -316,36 +311,63 @@ Result<bool> validate_per_op(const PerOpOptions &o, const std::vector<Tensor> &i
                pad(value, wv), err, v.snr, v.nonfinite ? "-" : v.steps,
                v.ok ? "OK" : "DIVERGES");
   }
+}
 
-  // Per output beyond tolerance: the first divergent value in topological order among the
-  // kept values it is computed from (all of whose own kept inputs are then within tolerance).
+// For the tracked value `out` beyond tolerance: the first diverging kept value in topological
+// order among those it is computed from (its cone, through Tracked::reads); every kept value
+// that one reads comes earlier in the cone, so is within tolerance.
+size_t first_divergence(size_t out, const std::vector<Tracked> &tracked,
+                        const std::vector<Verdict> &verdicts) {
+  std::vector<bool> cone(tracked.size(), false);
+  std::vector<size_t> todo{out};
+  while (!todo.empty()) {
+    const size_t i = todo.back();
+    todo.pop_back();
+    if (cone[i]) continue;
+    cone[i] = true;
+    for (size_t j : tracked[i].reads) todo.push_back(j);
+  }
+  for (size_t i = 0; i < tracked.size(); ++i)
+    if (cone[i] && tracked[i].device_index >= 0 && !verdicts[i].ok) return i;
+  return out;
+}
+
+} // namespace
+
+Result<bool> validate_per_op(const PerOpOptions &o, const std::vector<Tensor> &inputs,
+                             DeviceRunner &runner) {
+  std::map<std::string, std::string> types;
+  if (!frontend::is_stablehlo_path(o.model) && !frontend::is_tflite_path(o.model) &&
+      !frontend::is_nnef_path(o.model)) {
+    KILN_ASSIGN(types, onnx_fe::node_op_types(o.model));
+  }
+  KILN_ASSIGN(auto ref, frontend::import_model(o.model));
+  const Graph &rg = ref->main()->body;
+  const std::vector<Value *> outputs = rg.results;
+  std::vector<Tracked> tracked = node_outputs(rg, types);
+  KILN_ASSIGN(auto want, reference_values(*ref, tracked, inputs));
+  KILN_ASSIGN(auto got, device_values(o, tracked, inputs, runner));
+
+  std::vector<Verdict> verdicts(tracked.size());
+  for (size_t i = 0; i < tracked.size(); ++i)
+    if (tracked[i].device_index >= 0)
+      verdicts[i] = judge(o, got[static_cast<size_t>(tracked[i].device_index)], want[i],
+                          tracked[i].step);
+  print_table(o, tracked, verdicts);
+
+  std::unordered_map<const Value *, size_t> index;
+  for (size_t i = 0; i < tracked.size(); ++i) index.emplace(tracked[i].ref, i);
   for (Tracked &t : tracked)
     if (t.device_index >= 0) t.reads = frontier(t, index, tracked);
   bool ok = true;
-  for (size_t r = 0; r < n_outputs; ++r) {
-    auto it = index.find(rg.results[r]);
-    if (it == index.end()) continue;
-    const size_t out = it->second;
-    if (tracked[out].device_index < 0) continue;
-    if (verdicts[out].ok) continue;
+  for (const Value *r : outputs) {
+    auto it = index.find(r);
+    if (it == index.end() || tracked[it->second].device_index < 0 || verdicts[it->second].ok)
+      continue;
     ok = false;
-    std::vector<bool> cone(tracked.size(), false);
-    std::vector<size_t> todo{out};
-    while (!todo.empty()) {
-      const size_t i = todo.back();
-      todo.pop_back();
-      if (cone[i]) continue;
-      cone[i] = true;
-      for (size_t j : tracked[i].reads) todo.push_back(j);
-    }
-    size_t first = out;
-    for (size_t i = 0; i < tracked.size(); ++i)
-      if (cone[i] && tracked[i].device_index >= 0 && !verdicts[i].ok) {
-        first = i;
-        break;
-      }
-    fmt::print("output '{}': first divergence: node '{}' ({}): {}\n", rg.results[r]->name,
-               tracked[first].node, tracked[first].op_type, verdicts[first].detail);
+    const size_t f = first_divergence(it->second, tracked, verdicts);
+    fmt::print("output '{}': first divergence: node '{}' ({}): {}\n", r->name, tracked[f].node,
+               tracked[f].op_type, verdicts[f].detail);
   }
   const auto diverging = std::count_if(verdicts.begin(), verdicts.end(),
                                        [](const Verdict &v) { return !v.ok; });
