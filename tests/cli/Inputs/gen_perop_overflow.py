@@ -1,6 +1,7 @@
-# Writes perop_overflow.onnx (next to this script, or into argv[1]) for perop.test: a model
-# whose f32 values fit float32 but not float16, so that `kiln validate --per-op --precision
-# fp16` has a real first divergence to find (no testing hook):
+# Writes perop_overflow.onnx and perop_conv_bn.onnx (below) next to this script, or into
+# argv[1], for perop.test. perop_overflow.onnx: a model whose f32 values fit float32 but not
+# float16, so that `kiln validate --per-op --precision fp16` has a real first divergence to
+# find (no testing hook):
 #   h = x W1 (embed), a = Relu(h) (act), b = a W2 (blowup: |b| ~ 1e5, beyond f16's 65504),
 #   y = b / 1e5 (shrink; kept in f32 by --precision fp16, but it reads the overflowed b),
 #   q = QuantizeLinear(x, 0.02, 128) (quant, uint8), dq = DequantizeLinear(q, 0.02, 128)
@@ -38,4 +39,29 @@ g = helper.make_graph(nodes, "perop_overflow",
 m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 m.ir_version = 8
 with open(os.path.join(out, "perop_overflow.onnx"), "wb") as f:
+    f.write(m.SerializeToString())
+
+# perop_conv_bn.onnx: Conv (conv) -> BatchNormalization (bn) -> Relu (relu), x: [1, 2, 5, 5].
+# fold-batch-norm folds bn into conv's weights: the folded conv computes bn's output, and
+# --per-op must compare it with bn's reference value, not conv's.
+inits = [
+    numpy_helper.from_array((rng.standard_normal((3, 2, 3, 3)) * 0.5).astype(np.float32), "Wc"),
+    numpy_helper.from_array(rng.uniform(0.5, 2, 3).astype(np.float32), "gamma"),
+    numpy_helper.from_array(rng.standard_normal(3).astype(np.float32), "beta"),
+    numpy_helper.from_array(rng.standard_normal(3).astype(np.float32), "mean"),
+    numpy_helper.from_array(rng.uniform(0.5, 2, 3).astype(np.float32), "var"),
+]
+nodes = [
+    helper.make_node("Conv", ["x", "Wc"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+    helper.make_node("BatchNormalization", ["c", "gamma", "beta", "mean", "var"], ["n"],
+                     name="bn"),
+    helper.make_node("Relu", ["n"], ["y"], name="relu"),
+]
+g = helper.make_graph(nodes, "perop_conv_bn",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 5, 5])],
+                      initializer=inits)
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+m.ir_version = 8
+with open(os.path.join(out, "perop_conv_bn.onnx"), "wb") as f:
     f.write(m.SerializeToString())
