@@ -189,7 +189,9 @@ void fold_graph(Graph &g, UseCounts &uses, const OpDef *constant_def) {
     // The conv now computes what `out` was, so it takes its name: a graph output keeps its
     // name, and tools that look a node's output up by name (kiln validate --per-op) find the
     // folded conv for the batch norm's node, not for the conv's.
-    conv_out->name = out->name;
+    // The dead op's value gives the name up, so that printed IR shows it on the conv.
+    conv_out->name = std::move(out->name);
+    out->name.clear();
     uses[conv_out] = uses[out];
     uses[out] = 0;
     g.replace_uses(out, conv_out);
