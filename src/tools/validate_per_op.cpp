@@ -274,8 +274,10 @@ Result<std::vector<Tensor>> device_values(const PerOpOptions &o, std::vector<Tra
   KILN_TRY(check_precision(*target, o.precision));
   KILN_TRY(run_pipeline(*dev, precision_pipeline(o.precision)));
   KILN_TRY(keep_as_outputs(dev->main()->body, tracked));
-  KILN_ASSIGN(auto artifact, compile_to_artifact(*dev, *target, runner.compile_options()));
-  return runner.run_artifact(artifact, inputs);
+  auto artifact = compile_to_artifact(*dev, *target, runner.compile_options());
+  if (!artifact)
+    return artifact.status().with_context("--per-op: the model with every node output kept");
+  return runner.run_artifact(artifact.value(), inputs);
 }
 
 // One line per node output, in topological order.
