@@ -304,7 +304,7 @@ Status validate(const ValidateArgs &a) {
     KILN_ASSIGN(bool per_op_ok, validate_per_op(po, inputs, *runner));
     if (!ok && per_op_ok)
       fmt::print("per-op: no output diverges when every node output is kept: the mismatch "
-                 "comes from the fused program\n");
+                 "appears only in the plain artifact (fused epilogues, its own buffer plan)\n");
     ok &= per_op_ok;
   }
   if (ok) return Status::ok();

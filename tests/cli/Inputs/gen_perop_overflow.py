@@ -2,7 +2,8 @@
 # argv[1], for perop.test. perop_overflow.onnx: a model whose f32 values fit float32 but not
 # float16, so that `kiln validate --per-op --precision fp16` has a real first divergence to
 # find (no testing hook):
-#   h = x W1 (embed), a = Relu(h) (act), b = a W2 (blowup: |b| ~ 1e5, beyond f16's 65504),
+#   h = x W1 (embed), a = Relu(h) (act), b = a W2 (blowup: W2 and b ~ 1e5, beyond f16's
+#   65504: in f16 W2 holds infinities, and b gets infinities and NaN (0 * inf)),
 #   y = b / 1e5 (shrink; kept in f32 by --precision fp16, but it reads the overflowed b),
 #   q = QuantizeLinear(x, 0.02, 128) (quant, uint8), dq = DequantizeLinear(q, 0.02, 128)
 #   (dequant): per-op shows their errors in quantisation steps.
