@@ -186,8 +186,12 @@ void fold_graph(Graph &g, UseCounts &uses, const OpDef *constant_def) {
     Value *conv_out = m->first.conv->results[0];
     Value *out = op.results[0];
     k += rewrite_conv(g, m->first, m->second, constant_def);
-    for (const Value *r : g.results)
-      if (r == out) conv_out->name = out->name; // keeps the graph's output name
+    // The conv now computes what `out` was, so it takes its name: a graph output keeps its
+    // name, and tools that look a node's output up by name (kiln validate --per-op) find the
+    // folded conv for the batch norm's node, not for the conv's.
+    // The dead op's value gives the name up, so that printed IR shows it on the conv.
+    conv_out->name = std::move(out->name);
+    out->name.clear();
     uses[conv_out] = uses[out];
     uses[out] = 0;
     g.replace_uses(out, conv_out);

@@ -9,6 +9,7 @@
 #include "tools/device_runner.h"
 #include "tools/progress.h"
 #include "tools/tools.h"
+#include "tools/validate_per_op.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -230,6 +231,7 @@ struct ValidateArgs {
   compiler::WindowSchedule window;
   compiler::ParallelSchedule parallel;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
+  bool per_op = false;
 };
 
 } // namespace
@@ -248,6 +250,9 @@ Tensor random_input(const TensorType &t, uint32_t seed) {
 namespace {
 
 Status validate(const ValidateArgs &a) {
+  if (a.per_op && a.device == "cpu-ref")
+    return Status::error("--per-op compares a compiled device with the reference executor; "
+                         "--device cpu-ref is the reference itself (use cpu or vulkan)");
   KILN_ASSIGN(auto module, frontend::import_model(a.model));
   const Function &f = *module->main();
   std::map<std::string, std::string> files;
@@ -286,31 +291,42 @@ Status validate(const ValidateArgs &a) {
   runner->set_compile_options(opts);
   KILN_ASSIGN(auto got, runner->run(*module, inputs));
   bool ok = true;
+  const double tol = a.range_tol >= 0 ? a.range_tol : default_range_tolerance(a.precision);
   if (a.precision != Precision::fp32) {
     // The f32 model's reference outputs against the device's reduced-precision ones.
-    const double tol = a.range_tol >= 0 ? a.range_tol : default_range_tolerance(a.precision);
     for (size_t i = 0; i < want.size(); ++i) {
       RangeCompare c = compare_to_range(got[i], want[i], tol);
       fmt::print("output '{}' ({} vs f32 reference): {}\n", f.body.results[i]->name,
                  precision_name(a.precision), describe(c));
       ok &= c.ok;
     }
-    if (!ok)
-      return Status::error(fmt::format("device '{}' at {} differs from the f32 reference beyond "
-                                       "{} of the output range",
-                                       a.device, precision_name(a.precision), tol));
-    return Status::ok();
+  } else {
+    for (size_t i = 0; i < want.size(); ++i) {
+      Compare c = compare_tensors(got[i], want[i], a.rtol, a.atol);
+      fmt::print("output '{}': max abs err {:.3g}, max rel err {:.3g}: {}\n",
+                 f.body.results[i]->name, c.max_abs, c.max_rel,
+                 c.ok ? "OK" : "MISMATCH " + c.reason);
+      ok &= c.ok;
+    }
   }
-  for (size_t i = 0; i < want.size(); ++i) {
-    Compare c = compare_tensors(got[i], want[i], a.rtol, a.atol);
-    fmt::print("output '{}': max abs err {:.3g}, max rel err {:.3g}: {}\n",
-               f.body.results[i]->name, c.max_abs, c.max_rel, c.ok ? "OK" : "MISMATCH " + c.reason);
-    ok &= c.ok;
+  if (a.per_op) {
+    // Every node output kept as an output of a second artifact: elementwise epilogues do not
+    // fuse across them, so a mismatch of the plain artifact alone points at fusion.
+    PerOpOptions po{.model = a.model, .precision = a.precision, .rtol = a.rtol, .atol = a.atol,
+                    .range_tol = tol};
+    KILN_ASSIGN(bool per_op_ok, validate_per_op(po, inputs, *runner));
+    if (!ok && per_op_ok)
+      fmt::print("per-op: no output diverges when every node output is kept: the mismatch "
+                 "appears only in the plain artifact (fused epilogues, its own buffer plan)\n");
+    ok &= per_op_ok;
   }
-  if (!ok)
-    return Status::error(fmt::format("device '{}' differs from the reference beyond rtol {} atol {}",
-                                     a.device, a.rtol, a.atol));
-  return Status::ok();
+  if (ok) return Status::ok();
+  if (a.precision != Precision::fp32)
+    return Status::error(fmt::format("device '{}' at {} differs from the f32 reference beyond "
+                                     "{} of the output range",
+                                     a.device, precision_name(a.precision), tol));
+  return Status::error(fmt::format("device '{}' differs from the reference beyond rtol {} atol {}",
+                                   a.device, a.rtol, a.atol));
 }
 
 void fail_on(const Status &st) {
@@ -389,6 +405,9 @@ void add_compile_commands(CLI::App &app) {
   val->add_option("--input", v->inputs, "NAME=FILE.npy (others get seeded random data)");
   val->add_option("--rtol", v->rtol, "relative tolerance");
   val->add_option("--atol", v->atol, "absolute tolerance");
+  val->add_flag("--per-op", v->per_op,
+                "also compare every node's output (max abs err, SNR, quantisation steps) and "
+                "name the first node that diverges");
   val->callback([v] { fail_on(validate(*v)); });
   add_inspect_command(app);
 }

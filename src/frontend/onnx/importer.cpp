@@ -613,7 +613,10 @@ Result<std::unique_ptr<Module>> import_bytes(const std::string &bytes, const std
   return imp.run();
 }
 
-Result<std::unique_ptr<Module>> import_file(const std::string &path, const ImportOptions &opt) {
+namespace {
+
+// The bytes of a model file, within the size limits.
+Result<std::string> read_model_file(const std::string &path, const ImportOptions &opt) {
   std::error_code ec;
   auto size = fs::file_size(path, ec);
   if (ec) return Status::error(fmt::format("{}: cannot read", path));
@@ -627,9 +630,33 @@ Result<std::unique_ptr<Module>> import_file(const std::string &path, const Impor
   std::string bytes(size, '\0');
   f.read(bytes.data(), static_cast<std::streamsize>(size));
   if (!f) return Status::error(fmt::format("{}: read failed", path));
+  return bytes;
+}
+
+} // namespace
+
+Result<std::unique_ptr<Module>> import_file(const std::string &path, const ImportOptions &opt) {
+  KILN_ASSIGN(std::string bytes, read_model_file(path, opt));
   auto r = import_bytes(bytes, fs::path(path).parent_path().string(), opt);
   if (!r) return r.status().with_context(path);
   return r;
+}
+
+Result<std::map<std::string, std::string>> node_op_types(const std::string &path,
+                                                         const ImportOptions &opt) {
+  KILN_ASSIGN(std::string bytes, read_model_file(path, opt));
+  onnx::ModelProto m;
+  if (!m.ParseFromString(bytes) || !m.has_graph())
+    return Status::error(fmt::format("{}: not a valid ONNX model", path));
+  std::map<std::string, std::string> types;
+  for (const auto &n : m.graph().node()) {
+    // The label convert_node gives the node.
+    const std::string label =
+        n.name().empty() ? (n.output_size() ? n.output(0) : n.op_type()) : n.name();
+    const std::string domain = norm_domain(n.domain());
+    types.emplace(label, domain.empty() ? n.op_type() : domain + "." + n.op_type());
+  }
+  return types;
 }
 
 } // namespace kiln::onnx_fe

@@ -5,6 +5,7 @@
 #include "ir/graph.h"
 #include "support/limits.h"
 
+#include <map>
 #include <string>
 
 namespace kiln::onnx_fe {
@@ -23,6 +24,13 @@ struct ImportOptions {
 Result<std::unique_ptr<Module>> import_file(const std::string &path, const ImportOptions &opt = {});
 Result<std::unique_ptr<Module>> import_bytes(const std::string &bytes, const std::string &base_dir,
                                              const ImportOptions &opt = {});
+
+// The op type of each node of the model's main graph by the name the importer gives the node
+// (Op::loc: the node's name, else its first output, else its op type); ops of a non-default
+// domain as "domain.OpType". For tools that show graph-IR values as the ONNX nodes they came
+// from (kiln validate --per-op).
+Result<std::map<std::string, std::string>> node_op_types(const std::string &path,
+                                                         const ImportOptions &opt = {});
 
 // Reads a serialized TensorProto (.pb test data).
 Result<Tensor> read_tensor_pb(const std::string &path);
