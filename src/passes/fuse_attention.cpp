@@ -20,6 +20,7 @@
 #include "ir/op_registry.h"
 #include "ops/ops.h"
 #include "passes/pass.h"
+#include "passes/pattern.h"
 
 #include <algorithm>
 #include <initializer_list>
@@ -31,19 +32,8 @@ namespace kiln {
 
 namespace {
 
-using UseCounts = std::map<const Value *, int>;
-
-void count_uses(const Graph &g, UseCounts &uses) {
-  for (const auto &op : g.ops) {
-    for (const Value *v : op->operands)
-      if (v)
-        ++uses[v];
-    for (const auto &r : op->regions)
-      count_uses(*r, uses);
-  }
-  for (const Value *v : g.results)
-    ++uses[v];
-}
+using pattern::count_uses;
+using pattern::UseCounts;
 
 // `v`'s defining op when it is `name` with one result.
 Op *def_of(Value *v, std::string_view name) {
@@ -52,14 +42,7 @@ Op *def_of(Value *v, std::string_view name) {
   return v->def;
 }
 
-std::optional<double> scalar_const(const Value *v) {
-  if (!v || !v->def || v->def->name() != "kiln.constant")
-    return std::nullopt;
-  const Tensor *t = v->def->attr_tensor("value");
-  if (!t || t->numel() != 1 || !is_float(t->dtype()))
-    return std::nullopt;
-  return t->get_f64(0);
-}
+std::optional<double> scalar_const(const Value *v) { return pattern::scalar_const(v, true); }
 
 bool is_static(const Value *v) { return v && v->type.ranked && v->type.is_static(); }
 

@@ -16,6 +16,7 @@
 #include "ir/op_registry.h"
 #include "ops/ops.h"
 #include "passes/pass.h"
+#include "passes/pattern.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,28 +28,10 @@ namespace kiln {
 
 namespace {
 
-using UseCounts = std::map<const Value *, int>;
+using pattern::count_uses;
+using pattern::UseCounts;
 
-void count_uses(const Graph &g, UseCounts &uses) {
-  for (const auto &op : g.ops) {
-    for (const Value *v : op->operands)
-      if (v)
-        ++uses[v];
-    for (const auto &r : op->regions)
-      count_uses(*r, uses);
-  }
-  for (const Value *v : g.results)
-    ++uses[v];
-}
-
-std::optional<double> scalar_const(const Value *v) {
-  if (!v || !v->def || v->def->name() != "kiln.constant")
-    return std::nullopt;
-  const Tensor *t = v->def->attr_tensor("value");
-  if (!t || t->numel() != 1 || t->dtype() == DType::boolean)
-    return std::nullopt;
-  return t->get_f64(0);
-}
+using pattern::scalar_const;
 
 bool is_const(const Value *v, double want, double tol = 0) {
   auto c = scalar_const(v);
