@@ -272,20 +272,7 @@ bool fuse_at(Graph &g, size_t k, UseCounts &uses) {
   op->attrs["scale"] = m->scale;
   if (m->zero_nan)
     op->attrs["zero_nan_rows"] = int64_t(1);
-  Value *old = root.results[0];
-  Value *y = g.new_value(old->type, old->name);
-  y->def = op.get();
-  op->results.push_back(y);
-  g.replace_uses(old, y);
-  // The chain is dead now: its operand uses go, the new ops' come.
-  uses[y] = uses[old];
-  uses[old] = 0;
-  for (const Op *dead : m->chain)
-    for (const Value *x : dead->operands)
-      if (x)
-        --uses[x];
-  for (Value *x : op->operands)
-    ++uses[x];
+  pattern::adopt_result(g, root, *op, m->chain, uses); // the chain is dead now
   if (at != k)
     ++uses[key->def->operands[0]]; // a new transpose
   g.ops.insert(g.ops.begin() + static_cast<long>(at), std::move(op));

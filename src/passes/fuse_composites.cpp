@@ -412,20 +412,7 @@ bool fuse_at(Graph &g, size_t k, UseCounts &uses, std::set<const Op *> &consumed
     op->loc = root.loc;
     op->operands = f->operands;
     op->attrs = std::move(f->attrs);
-    Value *old = root.results[0];
-    Value *v = g.new_value(old->type, old->name);
-    v->def = op.get();
-    op->results.push_back(v);
-    g.replace_uses(old, v);
-    uses[v] = uses[old];
-    uses[old] = 0;
-    // The chain's ops are dead now: their operand uses go, the fused op's come.
-    for (const Op *dead : std::set<const Op *>(c.ops.begin(), c.ops.end()))
-      for (const Value *u : dead->operands)
-        if (u)
-          --uses[u];
-    for (const Value *u : op->operands)
-      ++uses[u];
+    pattern::adopt_result(g, root, *op, c.ops, uses); // the chain's ops are dead now
     consumed.insert(c.ops.begin(), c.ops.end());
     g.ops.insert(g.ops.begin() + static_cast<long>(k), std::move(op));
     return true;

@@ -1,5 +1,7 @@
 #include "passes/pattern.h"
 
+#include <set>
+
 namespace kiln::pattern {
 
 void count_uses(const Graph &g, UseCounts &uses) {
@@ -22,6 +24,22 @@ std::optional<double> scalar_const(const Value *v, bool float_only) {
       (float_only && !is_float(t->dtype())))
     return std::nullopt;
   return t->get_f64(0);
+}
+
+void adopt_result(Graph &g, Op &root, Op &op, const std::vector<Op *> &dead, UseCounts &uses) {
+  Value *old = root.results[0];
+  Value *y = g.new_value(old->type, old->name);
+  y->def = &op;
+  op.results.push_back(y);
+  g.replace_uses(old, y);
+  uses[y] = uses[old];
+  uses[old] = 0;
+  for (const Op *d : std::set<const Op *>(dead.begin(), dead.end()))
+    for (const Value *x : d->operands)
+      if (x)
+        --uses[x];
+  for (const Value *x : op.operands)
+    ++uses[x];
 }
 
 } // namespace kiln::pattern

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <vector>
 
 namespace kiln::pattern {
 
@@ -15,5 +16,10 @@ void count_uses(const Graph &g, UseCounts &uses);
 
 // The value of a one-element kiln.constant (any dtype but bool; `float_only`: a float dtype).
 std::optional<double> scalar_const(const Value *v, bool float_only = false);
+
+// Gives `op` (not yet in `g`) a result that replaces `root`'s only result (same type and name)
+// and moves the use counts: the operand uses of the ops in `dead` (each counted once) go,
+// `op`'s come. The caller inserts `op` into `g`.
+void adopt_result(Graph &g, Op &root, Op &op, const std::vector<Op *> &dead, UseCounts &uses);
 
 } // namespace kiln::pattern
