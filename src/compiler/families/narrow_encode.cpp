@@ -82,7 +82,8 @@ Expr NarrowEncoder::encode(GridKernel &g, std::vector<Stmt> &s, const Expr &v,
   KILN_ASSERT(how != Compare::bits || (magnitude && table_bits_.index >= 0),
               "NarrowEncoder: a bits comparison needs the magnitude and make(..., bits)");
   Expr x = def(g, s, "nx", cast(f, v));
-  Expr a = def(g, s, "na", call(Intrinsic::abs, {x}));
+  // |x| as a value, or (Compare::bits) as the caller's bit pattern.
+  Expr a = how == Compare::bits ? Expr() : def(g, s, "na", call(Intrinsic::abs, {x}));
   Expr neg = def(g, s, "nneg", negative);
   Expr base = def(g, s, "nbase", select(neg, i32(kNegStarts), i32(0)));
   Expr pos = def(g, s, "npos", i32(0));
