@@ -70,10 +70,12 @@ bool vector_runs(const std::function<OperandRef(int64_t z, int64_t x, int64_t y)
   auto index = [&](int64_t z, int64_t x, int64_t y) -> std::optional<int64_t> {
     const OperandRef r = at(z, x, y);
     if (r.inside.defined()) {
-      const auto *c = simplify(r.inside).as<IntImm>();
+      const Expr inside = simplify(r.inside); // keeps the node `c` points into alive
+      const auto *c = inside.as<IntImm>();
       if (!c || c->value == 0) return std::nullopt;
     }
-    if (const auto *c = simplify(r.index).as<IntImm>()) return c->value;
+    const Expr i = simplify(r.index);
+    if (const auto *c = i.as<IntImm>()) return c->value;
     return std::nullopt;
   };
   std::vector<int64_t> ys, xs;
