@@ -414,9 +414,28 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
                          d.store_n_outer
                              ? matrix_store(sc, i32(0), i32(t.tm), MatrixLayout::col_major, acc)
                              : matrix_store(sc, i32(0), i32(t.tn), MatrixLayout::row_major, acc)};
+  const Expr m = var("om", ScalarType::i32), n = var("on", ScalarType::i32);
+  if (d.n_row > 0 && d.store_run && !d.store_n_outer) {
+    // By runs: tile row i, then each row of n the tile touches (at most (tn - 1) / W + 2), its
+    // valid columns [lo, hi) as one unit-stride loop.
+    const int64_t W = d.n_row;
+    const Expr rr = var("rr", ScalarType::i32), row = var("orow", ScalarType::i32),
+               col = var("ocol", ScalarType::i32), lo = var("lo", ScalarType::i32),
+               hi = var("hi", ScalarType::i32);
+    KILN_ASSIGN(Stmt st, d.store_run(l.z, m, row, col,
+                                     load_shared(sc, i * t.tn + row * W + col - l.n0)));
+    Stmt runs = for_loop(col, lo, max(i32(0), hi - lo), st);
+    runs = let(lo, max(i32(0), l.n0 - row * W),
+               let(hi, min(min(i32(d.n_row_valid), l.n0 + i32(t.tn) - row * W),
+                           i32(d.N) - row * W),
+                   runs));
+    runs = for_loop(rr, i32(0), i32((t.tn - 1) / W + 2), let(row, l.n0 / W + rr, runs));
+    const Expr rows = d.M % t.tm == 0 ? i32(t.tm) : max(i32(0), min(i32(t.tm), i32(d.M) - l.m0));
+    body.push_back(for_loop(i, i32(0), rows, let(m, l.m0 + i, runs)));
+    return block(std::move(body));
+  }
   // The epilogue: every in-bounds element through the definition's store; by rows of m, or
   // with n outermost (what n alone decides is then computed once per column).
-  const Expr m = var("om", ScalarType::i32), n = var("on", ScalarType::i32);
   KILN_ASSIGN(Stmt st, d.store(l.z, m, n,
                                load_shared(sc, d.store_n_outer ? j * t.tm + i : i * t.tn + j)));
   // A tile inside the output stores without per-element guards (loops a C compiler vectorises).

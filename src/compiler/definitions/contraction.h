@@ -41,6 +41,16 @@ struct ContractionDef {
   // position's coordinates, computed once per column) instead of by rows of m.
   bool store_n_outer = false;
 
+  // n laid out in rows of `n_row` positions whose first `n_row_valid` are outputs (the wide
+  // rows of a shifted-rows convolution; N a multiple of n_row). When set (with store_run and
+  // without store_n_outer), the matrix strategy's epilogue stores each tile row's valid runs
+  // through store_run(z, m, row, col, acc), col < n_row_valid: unit-stride loops a C
+  // compiler vectorises, where `store` would decompose n element by element.
+  int64_t n_row = 0, n_row_valid = 0;
+  std::function<Result<kir::Stmt>(const kir::Expr &z, const kir::Expr &m, const kir::Expr &row,
+                                  const kir::Expr &col, const kir::Expr &acc)>
+      store_run;
+
   // A packed in panels for the matrix strategy (0: not packed): element (m, k) (k flat over
   // kdims) at ((m / a_panel) * a_panel_k + k) * a_panel + m % a_panel, zero past M and K; the
   // panels hold whole tiles of a_panel rows and a_panel_k (K rounded up to the k step) columns,

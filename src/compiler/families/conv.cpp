@@ -292,6 +292,24 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
     return valid.defined() ? if_then(valid, st) : st;
   };
   d.store_n_outer = false;
+  // Stores by runs of each wide row's valid columns: output (outer coordinates of `row`,
+  // col), valid where every outer coordinate is (a 3-D window's middle dims may be wider).
+  const int64_t rank = w.rank();
+  d.n_row = s.wide[rank - 1];
+  d.n_row_valid = w.out[rank - 1];
+  const Shape outer_wide(s.wide.begin(), s.wide.end() - 1), outer_out(w.out.begin(), w.out.end() - 1);
+  d.store_run = [&, outer_wide, outer_out](const Expr &z, const Expr &m, const Expr &row,
+                                           const Expr &col, const Expr &acc) -> Result<Stmt> {
+    const std::vector<Expr> o = unflatten(row, outer_wide);
+    Expr valid;
+    for (size_t r = 1; r < o.size(); ++r)
+      if (outer_wide[r] != outer_out[r])
+        valid = valid.defined() ? logical_and(valid, o[r] < outer_out[r]) : o[r] < outer_out[r];
+    Expr v = B.index >= 0 ? acc + load(B, m) : acc;
+    const Expr at = flatten(o, outer_out) * w.out[rank - 1] + col;
+    KILN_ASSIGN(Stmt st, g.store(Y, (z * M + m) * out_size + at, v));
+    return valid.defined() ? if_then(valid, st) : st;
+  };
   KILN_TRY(emit_contraction(g, d, sched));
   return true;
 }
