@@ -415,6 +415,9 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
                              ? matrix_store(sc, i32(0), i32(t.tm), MatrixLayout::col_major, acc)
                              : matrix_store(sc, i32(0), i32(t.tn), MatrixLayout::row_major, acc)};
   const Expr m = var("om", ScalarType::i32), n = var("on", ScalarType::i32);
+  // The tile's rows and columns inside the output.
+  const Expr rows = d.M % t.tm == 0 ? i32(t.tm) : max(i32(0), min(i32(t.tm), i32(d.M) - l.m0));
+  const Expr cols = d.N % t.tn == 0 ? i32(t.tn) : max(i32(0), min(i32(t.tn), i32(d.N) - l.n0));
   if (d.n_row > 0 && d.store_run && !d.store_n_outer) {
     // By runs: tile row i, then each row of n the tile touches (at most (tn - 1) / W + 2), its
     // valid columns [lo, hi) as one unit-stride loop.
@@ -430,7 +433,6 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
                            i32(d.N) - row * W),
                    runs));
     runs = for_loop(rr, i32(0), i32((t.tn - 1) / W + 2), let(row, l.n0 / W + rr, runs));
-    const Expr rows = d.M % t.tm == 0 ? i32(t.tm) : max(i32(0), min(i32(t.tm), i32(d.M) - l.m0));
     body.push_back(for_loop(i, i32(0), rows, let(m, l.m0 + i, runs)));
     return block(std::move(body));
   }
@@ -438,21 +440,21 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
   // with n outermost (what n alone decides is then computed once per column).
   KILN_ASSIGN(Stmt st, d.store(l.z, m, n,
                                load_shared(sc, d.store_n_outer ? j * t.tm + i : i * t.tn + j)));
-  // A tile inside the output stores without per-element guards (loops a C compiler vectorises).
-  Expr inb, tile_in;
-  if (d.M % t.tm != 0) inb = m < d.M, tile_in = l.m0 + t.tm <= d.M;
-  if (d.N % t.tn != 0) {
-    inb = inb.defined() ? logical_and(inb, n < d.N) : n < d.N;
-    tile_in = both(tile_in, l.n0 + t.tn <= d.N);
-  }
-  auto loops = [&](Stmt s) {
-    return d.store_n_outer
-               ? for_loop(j, i32(0), i32(t.tn),
-                          let(n, l.n0 + j, for_loop(i, i32(0), i32(t.tm), let(m, l.m0 + i, s))))
-               : for_loop(i, i32(0), i32(t.tm),
-                          for_loop(j, i32(0), i32(t.tn), let(m, l.m0 + i, let(n, l.n0 + j, s))));
+  // A tile inside the output stores with constant trip counts; a partial one stops its loops
+  // at M and N instead of testing each element (either way loops a C compiler vectorises).
+  Expr tile_in;
+  if (d.M % t.tm != 0) tile_in = l.m0 + t.tm <= d.M;
+  if (d.N % t.tn != 0) tile_in = both(tile_in, l.n0 + t.tn <= d.N);
+  auto loops = [&](const Expr &em, const Expr &en) {
+    if (d.store_n_outer)
+      return for_loop(j, i32(0), en,
+                      let(n, l.n0 + j, for_loop(i, i32(0), em, let(m, l.m0 + i, st))));
+    return for_loop(i, i32(0), em,
+                    for_loop(j, i32(0), en, let(m, l.m0 + i, let(n, l.n0 + j, st))));
   };
-  body.push_back(inb.defined() ? if_then(tile_in, loops(st), loops(if_then(inb, st))) : loops(st));
+  const Expr whole_m = i32(t.tm), whole_n = i32(t.tn);
+  body.push_back(tile_in.defined() ? if_then(tile_in, loops(whole_m, whole_n), loops(rows, cols))
+                                   : loops(whole_m, whole_n));
   return block(std::move(body));
 }
 
