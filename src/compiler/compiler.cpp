@@ -204,6 +204,14 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
                          "compile");
   Program p;
   p.target = t.name;
+  p.precision_mode = std::string(precision_name(o.precision));
+  if (o.auto_precision) {
+    p.precision_mode = "auto";
+    p.max_error = o.auto_precision->max_error;
+    p.f32_nodes = o.auto_precision->f32_nodes;
+    p.half_nodes = static_cast<uint32_t>(o.auto_precision->half_nodes);
+    p.output_errors = o.auto_precision->output_errors;
+  }
   KILN_ASSIGN(std::unique_ptr<target::Backend> backend, create_backend(t));
   LowerCtx c(p, t, o, *backend);
   for (size_t i = 0; i < g.params.size(); ++i) {

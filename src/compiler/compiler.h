@@ -8,6 +8,7 @@
 #include "passes/pass.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,15 @@ struct CompileOptions {
   // compile_to_artifact refuses a precision the target cannot run (check_precision) before
   // any lowering.
   Precision precision = Precision::fp32;
+  // `kiln compile --precision auto` (precision is then fp16): what the search chose, recorded
+  // in the artifact (schema PrecisionChoice; kiln inspect prints it).
+  struct AutoPrecision {
+    double max_error = 0;
+    std::vector<std::string> f32_nodes;
+    int half_nodes = 0;
+    std::vector<double> output_errors;
+  };
+  std::optional<AutoPrecision> auto_precision;
 };
 
 // Whether target `t` can run a model lowered to precision `p`: fp16 needs f16 arithmetic and

@@ -12,8 +12,9 @@
 //         reductions, and ops whose range or accuracy needs f32 (exp, log, pow, sqrt,
 //         reciprocal, the transcendentals). Every op that is not listed stays f32 as well: its
 //         half kernels are unchecked, so it is not trusted with them.
-// An op is rewritten only when it has no regions and all of its float operands and results
-// are f32 (f64 and existing f16 / bf16 ops are left alone). Its f32 constant operands are
+// An op is rewritten only when its source node is not in Module::keep_f32 (--precision auto),
+// it has no regions and all of its float operands and results are f32 (f64 and existing f16 /
+// bf16 ops are left alone). Its f32 constant operands are
 // converted (once per constant: weights are stored in half precision in the artifact); any
 // other f32 operand gets a kiln.cast to the half dtype (once per value). An f32 op, or a region,
 // that reads a value this pass made half reads a kiln.cast back to f32 (once per value), and a
@@ -111,8 +112,11 @@ bool is_constant(const Value *v) { return v && v->def && v->def->name() == "kiln
 
 // Whether `op` is rewritten: policy half, no regions, every float operand and result f32 (an
 // operand this pass already made half counts as f32) and at least one f32 result.
-bool rewrites(const Op &op, const std::unordered_set<const Value *> &made_half) {
-  if (precision_policy(op.name()) != PrecisionPolicy::half || !op.regions.empty()) return false;
+bool rewrites(const Op &op, const std::unordered_set<const Value *> &made_half,
+              const std::set<std::string> &keep) {
+  if (precision_policy(op.name()) != PrecisionPolicy::half || !op.regions.empty() ||
+      (!op.loc.empty() && keep.count(op.loc)))
+    return false;
   bool any = false;
   for (const Value *v : op.results) {
     if (is_float(v->type.dtype) && v->type.dtype != DType::f32) return false;
@@ -126,13 +130,14 @@ bool rewrites(const Op &op, const std::unordered_set<const Value *> &made_half) 
 
 class Rewriter {
 public:
-  Rewriter(Graph &g, DType half) : g_(g), half_(half) {}
+  Rewriter(Graph &g, DType half, const std::set<std::string> &keep)
+      : g_(g), half_(half), keep_(keep) {}
 
   void run() {
     std::vector<std::unique_ptr<Op>> old = std::move(g_.ops);
     g_.ops.clear();
     for (auto &op : old) {
-      if (rewrites(*op, made_half_)) {
+      if (rewrites(*op, made_half_, keep_)) {
         for (Value *&v : op->operands)
           if (v && v->type.dtype == DType::f32) v = as_half(v);
         for (Value *r : op->results)
@@ -211,12 +216,13 @@ private:
 
   Graph &g_;
   DType half_;
+  const std::set<std::string> &keep_; // Module::keep_f32
   std::unordered_set<const Value *> made_half_;
   std::unordered_map<const Value *, Value *> half_of_, f32_of_;
 };
 
 Status run_lower_precision(Module &m, DType half) {
-  for (auto &f : m.functions) Rewriter(f->body, half).run();
+  for (auto &f : m.functions) Rewriter(f->body, half, m.keep_f32).run();
   return Status::ok();
 }
 

@@ -7,6 +7,7 @@
 #include "kir/target.h"
 #include "passes/pass.h"
 #include "tools/device_runner.h"
+#include "tools/precision_auto.h"
 #include "tools/progress.h"
 #include "tools/tools.h"
 #include "tools/validate_per_op.h"
@@ -29,6 +30,9 @@ namespace {
 struct CompileArgs {
   std::string model, out, target = "vulkan", stats;
   Precision precision = Precision::fp32;
+  bool auto_precision = false;            // --precision auto (precision is then fp16)
+  double max_error = 1e-2;                // its budget, relative to each output's range
+  std::vector<std::string> inputs;        // its calibration inputs, NAME=FILE.npy
   bool print_ir_after_all = false, time_passes = false;
   std::vector<std::string> print_ir_after;
   std::vector<std::string> disable_passes;
@@ -90,6 +94,77 @@ void print_pass_times(const std::vector<PassTiming> &times) {
   fmt::print(stderr, "{:<20} {:>10.4f}\n", "total", total);
 }
 
+// --precision fp32|fp16|bf16|auto and --max-error (compile, validate): auto is fp16 with the
+// nodes that break the budget on calibration inputs kept in f32 (precision_auto.h).
+void add_auto_precision_options(CLI::App *cmd, Precision *precision, bool *is_auto,
+                                double *max_error) {
+  cmd->add_option_function<std::string>(
+      "--precision",
+      [precision, is_auto](const std::string &s) {
+        *is_auto = s == "auto";
+        std::optional<Precision> p = parse_precision(*is_auto ? "fp16" : s);
+        if (!p)
+          throw CLI::ValidationError("--precision",
+                                     "expected fp32, fp16, bf16 or auto, got '" + s + "'");
+        *precision = *p;
+      },
+      "fp32 (default): the model's own dtypes; fp16 / bf16: weights and activations stored in "
+      "half precision, f32 accumulation, softmax / normalisation / reductions kept f32, inputs "
+      "and outputs as declared; auto: fp16, with the nodes that break --max-error on the "
+      "calibration inputs kept f32 (chosen on the reference executor, recorded in the artifact)");
+  cmd->add_option("--max-error", *max_error,
+                  "with --precision auto: largest error allowed at every output, relative to its "
+                  "range on the calibration inputs (default 0.01)");
+}
+
+// --precision auto: the search on `inputs` (precision_auto.h), its choice printed.
+Result<AutoPrecision> search_precision(const std::string &model, const std::vector<Tensor> &inputs,
+                                       double max_error) {
+  if (!(max_error > 0))
+    return Status::error(fmt::format("--max-error {}: expected a positive fraction of the "
+                                     "output range", max_error));
+  KILN_ASSIGN(AutoPrecision ap, choose_precision(model, inputs, max_error));
+  std::vector<std::string> quoted, errors;
+  for (const std::string &n : ap.f32_nodes)
+    if (quoted.size() < 10) quoted.push_back(fmt::format("'{}'", n));
+  if (ap.f32_nodes.size() > quoted.size())
+    quoted.push_back(fmt::format("and {} more", ap.f32_nodes.size() - quoted.size()));
+  for (double e : ap.output_errors) errors.push_back(fmt::format("{:.3g}", e));
+  fmt::print("precision auto: {} nodes fp16, {} kept f32{}{} (budget {} of each output's range; "
+             "output errors {}; {} reference runs)\n",
+             ap.half_nodes, ap.f32_nodes.size(), quoted.empty() ? "" : ": ",
+             fmt::join(quoted, ", "),
+             max_error, fmt::join(errors, ", "), ap.runs);
+  return ap;
+}
+
+// The inputs of `f`: NAME=FILE.npy from `specs`, seeded random data for the others (printed),
+// checked against the signature.
+Result<std::vector<Tensor>> model_inputs(const Function &f, const std::vector<std::string> &specs) {
+  std::map<std::string, std::string> files;
+  for (const auto &s : specs) {
+    auto p = s.find('=');
+    if (p == std::string::npos) return Status::error(fmt::format("'{}' is not NAME=FILE", s));
+    files[s.substr(0, p)] = s.substr(p + 1);
+  }
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < f.body.params.size(); ++i) {
+    const Value *p = f.body.params[i];
+    auto it = files.find(p->name);
+    if (it != files.end()) {
+      KILN_ASSIGN(Tensor t, load_tensor_file(it->second));
+      inputs.push_back(std::move(t));
+    } else {
+      if (!p->type.is_static())
+        return Status::error(fmt::format("input '{}' has a dynamic shape; pass --input", p->name));
+      inputs.push_back(random_input(p->type, 1234 + static_cast<uint32_t>(i)));
+      fmt::print("input '{}': seeded random {}\n", p->name, p->type.str());
+    }
+  }
+  KILN_TRY(check_inputs(f, inputs));
+  return inputs;
+}
+
 Status compile(const CompileArgs &a) {
   auto start = std::chrono::steady_clock::now();
   const kir::TargetDesc *t = kir::find_target(a.target);
@@ -104,6 +179,17 @@ Status compile(const CompileArgs &a) {
   };
   phase(1, "importing the model");
   KILN_ASSIGN(auto module, frontend::import_model(a.model));
+  std::optional<CompileOptions::AutoPrecision> chosen;
+  if (a.auto_precision) {
+    phase(1, "--precision auto: calibration runs on the reference executor");
+    KILN_ASSIGN(std::vector<Tensor> inputs, model_inputs(*module->main(), a.inputs));
+    progress.clear();
+    KILN_ASSIGN(AutoPrecision ap, search_precision(a.model, inputs, a.max_error));
+    module->keep_f32 = ap.f32_nodes;
+    chosen = CompileOptions::AutoPrecision{a.max_error,
+                                           {ap.f32_nodes.begin(), ap.f32_nodes.end()},
+                                           ap.half_nodes, ap.output_errors};
+  }
   std::vector<PassTiming> times;
   PassInstrumentation pi{.ir_out = &std::cerr,
                          .print_after_all = a.print_ir_after_all,
@@ -124,6 +210,7 @@ Status compile(const CompileArgs &a) {
   CompileStats stats;
   CompileOptions opts = cli_compile_options();
   opts.precision = a.precision;
+  opts.auto_precision = chosen;
   opts.schedule = a.schedule;
   opts.concurrent_commands = a.barriers == "needed";
   opts.print_kir_after = a.print_kir_after;
@@ -166,7 +253,8 @@ Status compile(const CompileArgs &a) {
                         {"constant_bytes", stats.constant_bytes}, {"compile_seconds", secs},
                         {"artifact_bytes", bytes.size()},
                         {"schedule", compiler::to_string(a.schedule)},
-                        {"precision", precision_name(a.precision)},
+                        {"precision", a.auto_precision ? std::string("auto")
+                                                       : std::string(precision_name(a.precision))},
                         {"dtypes", dtype_summary(module->main()->body)},
                         {"contractions", {{"naive", stats.naive_contractions},
                                           {"tiled", stats.tiled_contractions},
@@ -232,6 +320,8 @@ struct ValidateArgs {
   compiler::ParallelSchedule parallel;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   bool per_op = false;
+  bool auto_precision = false; // --precision auto (precision is then fp16)
+  double max_error = 1e-2;
 };
 
 } // namespace
@@ -255,28 +345,13 @@ Status validate(const ValidateArgs &a) {
                          "--device cpu-ref is the reference itself (use cpu or vulkan)");
   KILN_ASSIGN(auto module, frontend::import_model(a.model));
   const Function &f = *module->main();
-  std::map<std::string, std::string> files;
-  for (const auto &s : a.inputs) {
-    auto p = s.find('=');
-    if (p == std::string::npos) return Status::error(fmt::format("'{}' is not NAME=FILE", s));
-    files[s.substr(0, p)] = s.substr(p + 1);
-  }
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < f.body.params.size(); ++i) {
-    const Value *p = f.body.params[i];
-    auto it = files.find(p->name);
-    if (it != files.end()) {
-      KILN_ASSIGN(Tensor t, load_tensor_file(it->second));
-      inputs.push_back(std::move(t));
-    } else {
-      if (!p->type.is_static())
-        return Status::error(fmt::format("input '{}' has a dynamic shape; pass --input", p->name));
-      inputs.push_back(random_input(p->type, 1234 + static_cast<uint32_t>(i)));
-      fmt::print("input '{}': seeded random {}\n", p->name, p->type.str());
-    }
-  }
-  KILN_TRY(check_inputs(f, inputs));
+  KILN_ASSIGN(std::vector<Tensor> inputs, model_inputs(f, a.inputs));
   KILN_ASSIGN(auto want, execute(f, inputs));
+  const std::string label = a.auto_precision ? "auto" : std::string(precision_name(a.precision));
+  if (a.auto_precision) {
+    KILN_ASSIGN(AutoPrecision ap, search_precision(a.model, inputs, a.max_error));
+    module->keep_f32 = ap.f32_nodes;
+  }
   KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
   CompileOptions opts = cli_compile_options();
   opts.schedule = a.schedule;
@@ -287,17 +362,19 @@ Status validate(const ValidateArgs &a) {
   if (a.precision != Precision::fp32 && runner->is_reference())
     return Status::error(fmt::format("--precision {}: cpu-ref runs a model in its own dtypes; "
                                      "precision applies to compiled devices (cpu, vulkan)",
-                                     precision_name(a.precision)));
+                                     label));
   runner->set_compile_options(opts);
   KILN_ASSIGN(auto got, runner->run(*module, inputs));
   bool ok = true;
-  const double tol = a.range_tol >= 0 ? a.range_tol : default_range_tolerance(a.precision);
+  const double tol = a.range_tol >= 0 ? a.range_tol
+                     : a.auto_precision ? a.max_error
+                                        : default_range_tolerance(a.precision);
   if (a.precision != Precision::fp32) {
     // The f32 model's reference outputs against the device's reduced-precision ones.
     for (size_t i = 0; i < want.size(); ++i) {
       RangeCompare c = compare_to_range(got[i], want[i], tol);
-      fmt::print("output '{}' ({} vs f32 reference): {}\n", f.body.results[i]->name,
-                 precision_name(a.precision), describe(c));
+      fmt::print("output '{}' ({} vs f32 reference): {}\n", f.body.results[i]->name, label,
+                 describe(c));
       ok &= c.ok;
     }
   } else {
@@ -313,7 +390,7 @@ Status validate(const ValidateArgs &a) {
     // Every node output kept as an output of a second artifact: elementwise epilogues do not
     // fuse across them, so a mismatch of the plain artifact alone points at fusion.
     PerOpOptions po{.model = a.model, .precision = a.precision, .rtol = a.rtol, .atol = a.atol,
-                    .range_tol = tol};
+                    .range_tol = tol, .keep_f32 = module->keep_f32};
     KILN_ASSIGN(bool per_op_ok, validate_per_op(po, inputs, *runner));
     if (!ok && per_op_ok)
       fmt::print("per-op: no output diverges when every node output is kept: the mismatch "
@@ -324,7 +401,7 @@ Status validate(const ValidateArgs &a) {
   if (a.precision != Precision::fp32)
     return Status::error(fmt::format("device '{}' at {} differs from the f32 reference beyond "
                                      "{} of the output range",
-                                     a.device, precision_name(a.precision), tol));
+                                     a.device, label, tol));
   return Status::error(fmt::format("device '{}' differs from the reference beyond rtol {} atol {}",
                                    a.device, a.rtol, a.atol));
 }
@@ -347,7 +424,10 @@ void add_compile_commands(CLI::App &app) {
                   "vulkan, vulkan-lavapipe, vulkan-nvidia, cpu, cpu-x86-64-v2, cpu-x86-64-v3 or "
                   "cpu-x86-64-v4");
   cmd->add_option("--stats", c->stats, "write compile statistics as JSON");
-  add_precision_option(cmd, &c->precision);
+  add_auto_precision_options(cmd, &c->precision, &c->auto_precision, &c->max_error);
+  cmd->add_option("--input", c->inputs,
+                  "with --precision auto: calibration input NAME=FILE.npy (others get seeded "
+                  "random data)");
   add_schedule_option(cmd, &c->schedule);
   cmd->add_option("--contraction", c->contraction,
                   "force a contraction schedule for tuning: naive or "
@@ -394,10 +474,10 @@ void add_compile_commands(CLI::App &app) {
   auto *val = app.add_subcommand("validate", "Run on a device and on the reference; compare");
   val->add_option("model", v->model, "model file (.onnx, or StableHLO text .mlir)")->required();
   val->add_option("--device", v->device, "vulkan, vulkan:N or null");
-  add_precision_option(val, &v->precision);
+  add_auto_precision_options(val, &v->precision, &v->auto_precision, &v->max_error);
   val->add_option("--range-tol", v->range_tol,
-                  "with --precision fp16|bf16: largest error allowed, relative to the output's "
-                  "range (default 1e-2 fp16, 5e-2 bf16)");
+                  "with --precision fp16|bf16|auto: largest error allowed, relative to the "
+                  "output's range (default 1e-2 fp16, 5e-2 bf16, --max-error for auto)");
   add_schedule_option(val, &v->schedule);
   add_row_reduction_option(val, &v->row_reduction);
   add_window_option(val, &v->window);

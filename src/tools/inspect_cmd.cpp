@@ -87,6 +87,32 @@ void print_executables(const std::vector<uint8_t> &bytes) {
   }
 }
 
+// The precision the compiler chose (schema PrecisionChoice): one line, and for --precision auto
+// the budget, the nodes kept in f32 and each output's error at the choice.
+void print_precision(const std::vector<uint8_t> &bytes) {
+  const fb::PrecisionChoice *p = fb::GetModel(bytes.data())->precision();
+  if (!p || !p->mode()) {
+    fmt::print("precision: not recorded (an older artifact)\n");
+    return;
+  }
+  if (p->mode()->str() != "auto") {
+    fmt::print("precision: {}\n", p->mode()->str());
+    return;
+  }
+  std::vector<std::string> nodes, errors;
+  const size_t kept = p->f32_nodes() ? p->f32_nodes()->size() : 0;
+  if (p->f32_nodes())
+    for (const auto *n : *p->f32_nodes())
+      if (nodes.size() < 10) nodes.push_back(fmt::format("'{}'", n->str()));
+  if (kept > nodes.size()) nodes.push_back(fmt::format("and {} more", kept - nodes.size()));
+  if (p->output_errors())
+    for (double e : *p->output_errors()) errors.push_back(fmt::format("{:.3g}", e));
+  fmt::print("precision: auto (fp16 within {} of each output's range): {} nodes fp16, {} kept "
+             "f32{}{}; output errors {}\n",
+             p->max_error(), p->half_nodes(), kept, nodes.empty() ? "" : ": ",
+             fmt::join(nodes, ", "), fmt::join(errors, ", "));
+}
+
 Status inspect(const std::string &path, const std::string &graph) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -122,6 +148,7 @@ Status inspect(const std::string &path, const std::string &graph) {
     ++(c.kind == KILN_COMMAND_COPY ? copies : dispatches);
   }
   print_executables(bytes);
+  print_precision(bytes);
   fmt::print("commands: {} dispatches, {} copies\n", dispatches, copies);
   if (!graph.empty()) {
     KILN_TRY(write_artifact_graph(bytes, graph));

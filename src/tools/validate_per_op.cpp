@@ -269,6 +269,7 @@ Result<std::vector<Tensor>> device_values(const PerOpOptions &o, std::vector<Tra
                                           DeviceRunner &runner) {
   KILN_ASSIGN(auto dev, frontend::import_model(o.model));
   KILN_TRY(specialize_inputs(*dev, inputs));
+  dev->keep_f32 = o.keep_f32;
   const kir::TargetDesc *target = kir::find_target(runner.target());
   if (!target) return Status::error(fmt::format("unknown target '{}'", runner.target()));
   KILN_TRY(check_precision(*target, o.precision));

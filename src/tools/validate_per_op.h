@@ -5,6 +5,7 @@
 #include "ir/tensor.h"
 #include "passes/pass.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ struct PerOpOptions {
   // The tolerances of kiln validate: rtol / atol for fp32, a fraction of each value's reference
   // range for fp16 / bf16 (tools.h, compare_tensors and compare_to_range).
   double rtol = 1e-4, atol = 1e-5, range_tol = 1e-2;
+  std::set<std::string> keep_f32; // --precision auto: the nodes its search kept in f32
 };
 
 // Imports `o.model` twice: the reference executor runs the first copy with every named op

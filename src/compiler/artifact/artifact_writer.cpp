@@ -150,8 +150,13 @@ std::vector<uint8_t> write_artifact(const Program &p) {
     lib = fb::CreateNativeLibrary(b, b.CreateString(l.format), b.CreateString(l.isa), feat_vec,
                                   lib_bytes);
   }
+  std::vector<Offset<flatbuffers::String>> f32_nodes;
+  for (const std::string &n : p.f32_nodes) f32_nodes.push_back(b.CreateString(n));
+  auto precision = fb::CreatePrecisionChoiceDirect(b, p.precision_mode.c_str(), p.max_error,
+                                                   &f32_nodes, p.half_nodes, &p.output_errors);
   auto model = fb::CreateModelDirect(b, kSchemaVersion, kProducer, p.target.c_str(), &ins, &outs,
-                                     &const_offs, &blob, &exes, &cmds, p.arena_bytes, lib);
+                                     &const_offs, &blob, &exes, &cmds, p.arena_bytes, lib,
+                                     precision);
   fb::FinishModelBuffer(b, model);
   std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   artifact::seal_artifact(&bytes);

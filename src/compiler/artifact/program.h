@@ -80,6 +80,13 @@ struct Program {
   uint64_t arena_bytes = 0;
   // The library the executables' "symbol" payloads point into (CPU targets).
   std::optional<target::NativeLibrary> native_library;
+  // The precision the module was compiled at (schema PrecisionChoice): "fp32", "fp16",
+  // "bf16" or "auto", and for auto the search's choice.
+  std::string precision_mode = "fp32";
+  double max_error = 0;
+  std::vector<std::string> f32_nodes;
+  uint32_t half_nodes = 0;
+  std::vector<double> output_errors;
 };
 
 inline constexpr uint64_t kAlign = 64;

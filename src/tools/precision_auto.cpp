@@ -1,0 +1,150 @@
+// kiln compile --precision auto: the search for the nodes kept in f32 (precision_auto.h).
+#include "tools/precision_auto.h"
+
+#include "exec/executor.h"
+#include "frontend/model_import.h"
+#include "passes/pass.h"
+#include "tools/tools.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace kiln::tools {
+
+namespace {
+
+// A node output of the f32 model: a named result of a top-level op other than a constant.
+struct NodeValue {
+  std::string value, node;
+  Tensor want;
+};
+
+// Runs `m`'s main function on `inputs` with the named values `names` (those found) as extra
+// results; returns the model outputs, then one tensor per name (undefined when not found).
+struct Run {
+  std::vector<Tensor> outputs;
+  std::vector<std::optional<Tensor>> values;
+  std::vector<const Value *> found; // per name, the value in `m` (nullptr: absent)
+};
+Result<Run> run_with_values(Module &m, const std::vector<Tensor> &inputs,
+                            const std::vector<std::string> &names) {
+  Graph &g = m.main()->body;
+  std::unordered_map<std::string, Value *> by_name;
+  for (const auto &op : g.ops)
+    for (Value *r : op->results)
+      if (!r->name.empty() && op->name() != "kiln.constant") by_name.emplace(r->name, r);
+  const size_t n_out = g.results.size();
+  Run run;
+  std::vector<int> at;
+  for (const std::string &n : names) {
+    auto it = by_name.find(n);
+    run.found.push_back(it == by_name.end() ? nullptr : it->second);
+    if (it == by_name.end()) {
+      at.push_back(-1);
+      continue;
+    }
+    at.push_back(static_cast<int>(g.results.size()));
+    g.results.push_back(it->second);
+  }
+  KILN_ASSIGN(auto all, execute(*m.main(), inputs));
+  run.outputs.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n_out));
+  for (int a : at)
+    run.values.push_back(a < 0 ? std::nullopt
+                               : std::optional<Tensor>(all[static_cast<size_t>(a)]));
+  g.results.resize(n_out);
+  return run;
+}
+
+// max |got - want| over the reference's range (got cast to want's dtype); infinity where a
+// non-finite value differs.
+double range_error(const Tensor &got, const Tensor &want) {
+  const Tensor g = got.dtype() == want.dtype() ? got : got.cast(want.dtype());
+  const RangeCompare c = compare_to_range(g, want, 0);
+  if (!c.reason.empty() && c.reason.find("max abs err") == std::string::npos) return INFINITY;
+  return c.range > 0 ? c.max_abs / c.range : c.max_abs;
+}
+
+} // namespace
+
+Result<AutoPrecision> choose_precision(const std::string &model, const std::vector<Tensor> &inputs,
+                                       double max_error) {
+  // The f32 reference: the imported model as the reference executor runs it.
+  KILN_ASSIGN(auto ref, frontend::import_model(model));
+  std::vector<NodeValue> nodes;
+  std::vector<std::string> names;
+  for (const auto &op : ref->main()->body.ops) {
+    if (op->name() == "kiln.constant") continue;
+    for (const Value *r : op->results)
+      if (!r->name.empty() && is_float(r->type.dtype) &&
+          std::find(names.begin(), names.end(), r->name) == names.end()) {
+        nodes.push_back({r->name, op->loc.empty() ? r->name : op->loc, Tensor()});
+        names.push_back(r->name);
+      }
+  }
+  KILN_ASSIGN(Run want, run_with_values(*ref, inputs, names));
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (want.values[i]) nodes[i].want = *want.values[i];
+
+  AutoPrecision a;
+  for (;;) {
+    KILN_ASSIGN(auto half, frontend::import_model(model));
+    KILN_TRY(specialize_inputs(*half, inputs));
+    half->keep_f32 = a.f32_nodes;
+    KILN_TRY(run_pipeline(*half, precision_pipeline(Precision::fp16)));
+    KILN_ASSIGN(Run got, run_with_values(*half, inputs, names));
+    ++a.runs;
+    a.output_errors.clear();
+    bool ok = true;
+    for (size_t i = 0; i < got.outputs.size(); ++i) {
+      a.output_errors.push_back(range_error(got.outputs[i], want.outputs[i]));
+      ok = ok && a.output_errors.back() <= max_error;
+    }
+    std::set<std::string> half_nodes;
+    for (const auto &op : half->main()->body.ops)
+      for (const Value *r : op->results)
+        if (r->type.dtype == DType::f16 && !op->loc.empty() && op->name() != "kiln.constant" &&
+            op->name() != "kiln.cast")
+          half_nodes.insert(op->loc);
+    a.half_nodes = static_cast<int>(half_nodes.size());
+    if (ok) return a;
+    // The first half node beyond the budget in topological order, else the worst half node.
+    std::optional<size_t> pick;
+    std::vector<const Value *> half_of(nodes.size(), nullptr);
+    double worst = 0;
+    std::optional<size_t> worst_at;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Value *v = got.found[i];
+      // A model output made half is read through its cast back to f32, which took its name.
+      if (v && v->def && v->def->name() == "kiln.cast" && !v->def->operands.empty() &&
+          v->def->operands[0]->type.dtype == DType::f16)
+        v = v->def->operands[0];
+      if (!v || !v->def || v->type.dtype != DType::f16 || !got.values[i] ||
+          nodes[i].want.numel() == 0)
+        continue;
+      const std::string &loc = v->def->loc;
+      if (loc.empty() || a.f32_nodes.count(loc)) continue;
+      const double e = range_error(*got.values[i], nodes[i].want);
+      if (e > max_error) {
+        half_of[i] = v;
+        pick = i;
+        break;
+      }
+      if (e > worst || !worst_at) worst = e, worst_at = i;
+      half_of[i] = v;
+    }
+    if (!pick) pick = worst_at;
+    if (!pick) {
+      size_t i = 0;
+      while (i + 1 < a.output_errors.size() && a.output_errors[i] <= max_error) ++i;
+      return Status::error(fmt::format(
+          "--precision auto: output {} stays {:.3g} of its range from the f32 reference (budget "
+          "{}) with every nameable node in f32",
+          i, a.output_errors[i], max_error));
+    }
+    a.f32_nodes.insert(half_of[*pick]->def->loc);
+  }
+}
+
+} // namespace kiln::tools
