@@ -54,31 +54,18 @@ Result<std::string> Emitter::run() {
 
 Status Emitter::invocations(const std::vector<Stmt> &stmts) {
   const uint32_t *w = k_.workgroup_size;
-  int opened = 0;
-  if (w[2] > 1) {
-    line(fmt::format("for (uint32_t lz = 0; lz < {}u; ++lz) {{", w[2]));
-    ++depth_, ++opened;
-  } else {
-    line("{ const uint32_t lz = 0; (void)lz;");
-    ++depth_, ++opened;
-  }
-  if (w[1] > 1) {
-    line(fmt::format("for (uint32_t ly = 0; ly < {}u; ++ly) {{", w[1]));
-    ++depth_, ++opened;
-  } else {
-    line("{ const uint32_t ly = 0; (void)ly;");
-    ++depth_, ++opened;
-  }
-  if (w[0] > 1) {
-    line(fmt::format("for (uint32_t lx = 0; lx < {}u; ++lx) {{", w[0]));
-    ++depth_, ++opened;
-  } else {
-    line("{ const uint32_t lx = 0; (void)lx;");
-    ++depth_, ++opened;
+  // One loop (or one constant) per axis, z outermost.
+  for (int axis = 2; axis >= 0; --axis) {
+    const char name = "xyz"[axis];
+    if (w[axis] > 1)
+      line(fmt::format("for (uint32_t l{0} = 0; l{0} < {1}u; ++l{0}) {{", name, w[axis]));
+    else
+      line(fmt::format("{{ const uint32_t l{0} = 0; (void)l{0};", name));
+    ++depth_;
   }
   line(fmt::format("const uint32_t lid = (lz * {}u + ly) * {}u + lx; (void)lid;", w[1], w[0]));
   for (const Stmt &s : stmts) KILN_TRY(stmt(s));
-  while (opened--) {
+  for (int axis = 0; axis < 3; ++axis) {
     --depth_;
     line("}");
   }
