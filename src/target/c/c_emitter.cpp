@@ -72,6 +72,32 @@ Status Emitter::invocations(const std::vector<Stmt> &stmts) {
   return Status::ok();
 }
 
+Status Emitter::for_stmt(const For &f, Status (Emitter::*body)(const Stmt &)) {
+  KILN_TRY(for_header(f));
+  KILN_TRY((this->*body)(f.body));
+  --depth_;
+  line("}");
+  return Status::ok();
+}
+
+Status Emitter::if_stmt(const If &i, Status (Emitter::*body)(const Stmt &)) {
+  begin_statement({&i.cond});
+  KILN_ASSIGN(std::string c, expr(i.cond));
+  flush_pre();
+  line(fmt::format("if ({}) {{", c));
+  ++depth_;
+  KILN_TRY((this->*body)(i.then_case));
+  --depth_;
+  if (i.else_case.defined()) {
+    line("} else {");
+    ++depth_;
+    KILN_TRY((this->*body)(i.else_case));
+    --depth_;
+  }
+  line("}");
+  return Status::ok();
+}
+
 Status Emitter::uniform(const Stmt &s) {
   if (!has_barrier(s))
     return invocations({s});
@@ -110,32 +136,8 @@ Status Emitter::uniform(const Stmt &s) {
     line("}");
     return Status::ok();
   }
-  case StmtKind::For: {
-    const auto *f = s.as<For>();
-    KILN_TRY(for_header(*f));
-    KILN_TRY(uniform(f->body));
-    --depth_;
-    line("}");
-    return Status::ok();
-  }
-  case StmtKind::If: {
-    const auto *i = s.as<If>();
-    begin_statement({&i->cond});
-    KILN_ASSIGN(std::string c, expr(i->cond));
-    flush_pre();
-    line(fmt::format("if ({}) {{", c));
-    ++depth_;
-    KILN_TRY(uniform(i->then_case));
-    --depth_;
-    if (i->else_case.defined()) {
-      line("} else {");
-      ++depth_;
-      KILN_TRY(uniform(i->else_case));
-      --depth_;
-    }
-    line("}");
-    return Status::ok();
-  }
+  case StmtKind::For: return for_stmt(*s.as<For>(), &Emitter::uniform);
+  case StmtKind::If: return if_stmt(*s.as<If>(), &Emitter::uniform);
   case StmtKind::Let: {
     const auto *l = s.as<Let>();
     const auto *v = l->var.as<Var>();
@@ -195,32 +197,8 @@ Status Emitter::stmt(const Stmt &s) {
     line(fmt::format("b{}[{}] = {};", st->buffer, i, v));
     return Status::ok();
   }
-  case StmtKind::For: {
-    const auto *f = s.as<For>();
-    KILN_TRY(for_header(*f));
-    KILN_TRY(stmt(f->body));
-    --depth_;
-    line("}");
-    return Status::ok();
-  }
-  case StmtKind::If: {
-    const auto *i = s.as<If>();
-    begin_statement({&i->cond});
-    KILN_ASSIGN(std::string c, expr(i->cond));
-    flush_pre();
-    line(fmt::format("if ({}) {{", c));
-    ++depth_;
-    KILN_TRY(stmt(i->then_case));
-    --depth_;
-    if (i->else_case.defined()) {
-      line("} else {");
-      ++depth_;
-      KILN_TRY(stmt(i->else_case));
-      --depth_;
-    }
-    line("}");
-    return Status::ok();
-  }
+  case StmtKind::For: return for_stmt(*s.as<For>(), &Emitter::stmt);
+  case StmtKind::If: return if_stmt(*s.as<If>(), &Emitter::stmt);
   case StmtKind::Let: {
     const auto *l = s.as<Let>();
     const auto *v = l->var.as<Var>();

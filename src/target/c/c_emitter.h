@@ -100,6 +100,9 @@ private:
   Status uniform(const Stmt &s);
 
   Status for_header(const For &f);
+  // A loop or a conditional whose bodies are emitted by `body` (uniform or stmt).
+  Status for_stmt(const For &f, Status (Emitter::*body)(const Stmt &));
+  Status if_stmt(const If &i, Status (Emitter::*body)(const Stmt &));
 
   // A statement inside the invocation loops.
   Status stmt(const Stmt &s);
