@@ -15,19 +15,15 @@ namespace kiln::tools {
 
 namespace {
 
-// A node output of the f32 model: a named result of a top-level op other than a constant.
-struct NodeValue {
-  std::string value, node;
-  Tensor want;
-};
-
-// Runs `m`'s main function on `inputs` with the named values `names` (those found) as extra
-// results; returns the model outputs, then one tensor per name (undefined when not found).
+// A run of a model with named values kept as extra results (run_with_values).
 struct Run {
   std::vector<Tensor> outputs;
   std::vector<std::optional<Tensor>> values;
   std::vector<const Value *> found; // per name, the value in `m` (nullptr: absent)
 };
+
+// Runs `m`'s main function on `inputs` with the named values `names` (those found) as extra
+// results; returns the model outputs, then one tensor per name (undefined when not found).
 Result<Run> run_with_values(Module &m, const std::vector<Tensor> &inputs,
                             const std::vector<std::string> &names) {
   Graph &g = m.main()->body;
@@ -61,9 +57,9 @@ Result<Run> run_with_values(Module &m, const std::vector<Tensor> &inputs,
 // non-finite value differs.
 double range_error(const Tensor &got, const Tensor &want) {
   const Tensor g = got.dtype() == want.dtype() ? got : got.cast(want.dtype());
-  const RangeCompare c = compare_to_range(g, want, 0);
-  if (!c.reason.empty() && c.reason.find("max abs err") == std::string::npos) return INFINITY;
-  return c.range > 0 ? c.max_abs / c.range : c.max_abs;
+  // An unbounded tolerance: the comparison fails only on a non-finite or shape mismatch.
+  const RangeCompare c = compare_to_range(g, want, INFINITY);
+  return c.ok ? c.max_abs / c.range : INFINITY;
 }
 
 } // namespace
@@ -72,20 +68,16 @@ Result<AutoPrecision> choose_precision(const std::string &model, const std::vect
                                        double max_error) {
   // The f32 reference: the imported model as the reference executor runs it.
   KILN_ASSIGN(auto ref, frontend::import_model(model));
-  std::vector<NodeValue> nodes;
+  // Its node outputs: the float named results of top-level ops other than constants.
   std::vector<std::string> names;
   for (const auto &op : ref->main()->body.ops) {
     if (op->name() == "kiln.constant") continue;
     for (const Value *r : op->results)
       if (!r->name.empty() && is_float(r->type.dtype) &&
-          std::find(names.begin(), names.end(), r->name) == names.end()) {
-        nodes.push_back({r->name, op->loc.empty() ? r->name : op->loc, Tensor()});
+          std::find(names.begin(), names.end(), r->name) == names.end())
         names.push_back(r->name);
-      }
   }
   KILN_ASSIGN(Run want, run_with_values(*ref, inputs, names));
-  for (size_t i = 0; i < nodes.size(); ++i)
-    if (want.values[i]) nodes[i].want = *want.values[i];
 
   AutoPrecision a;
   for (;;) {
@@ -110,32 +102,24 @@ Result<AutoPrecision> choose_precision(const std::string &model, const std::vect
     a.half_nodes = static_cast<int>(half_nodes.size());
     if (ok) return a;
     // The first half node beyond the budget in topological order, else the worst half node.
-    std::optional<size_t> pick;
-    std::vector<const Value *> half_of(nodes.size(), nullptr);
-    double worst = 0;
-    std::optional<size_t> worst_at;
-    for (size_t i = 0; i < nodes.size(); ++i) {
+    std::string pick, worst_loc;
+    double worst = -1;
+    for (size_t i = 0; i < names.size() && pick.empty(); ++i) {
       const Value *v = got.found[i];
       // A model output made half is read through its cast back to f32, which took its name.
       if (v && v->def && v->def->name() == "kiln.cast" && !v->def->operands.empty() &&
           v->def->operands[0]->type.dtype == DType::f16)
         v = v->def->operands[0];
-      if (!v || !v->def || v->type.dtype != DType::f16 || !got.values[i] ||
-          nodes[i].want.numel() == 0)
+      if (!v || !v->def || v->type.dtype != DType::f16 || !got.values[i] || !want.values[i])
         continue;
       const std::string &loc = v->def->loc;
       if (loc.empty() || a.f32_nodes.count(loc)) continue;
-      const double e = range_error(*got.values[i], nodes[i].want);
-      if (e > max_error) {
-        half_of[i] = v;
-        pick = i;
-        break;
-      }
-      if (e > worst || !worst_at) worst = e, worst_at = i;
-      half_of[i] = v;
+      const double e = range_error(*got.values[i], *want.values[i]);
+      if (e > max_error) pick = loc;
+      else if (e > worst) worst = e, worst_loc = loc;
     }
-    if (!pick) pick = worst_at;
-    if (!pick) {
+    if (pick.empty()) pick = worst_loc;
+    if (pick.empty()) {
       size_t i = 0;
       while (i + 1 < a.output_errors.size() && a.output_errors[i] <= max_error) ++i;
       return Status::error(fmt::format(
@@ -143,7 +127,7 @@ Result<AutoPrecision> choose_precision(const std::string &model, const std::vect
           "{}) with every nameable node in f32",
           i, a.output_errors[i], max_error));
     }
-    a.f32_nodes.insert(half_of[*pick]->def->loc);
+    a.f32_nodes.insert(pick);
   }
 }
 
