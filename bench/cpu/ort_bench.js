@@ -1,7 +1,8 @@
 // Times ONNX Runtime's CPU execution provider (onnxruntime-node) on one model with .npy inputs,
 // the peer of kiln_bench in bench/cpu/run.sh.
-//   node ort_bench.js MODEL.onnx THREADS WARMUP ITERS NAME=FILE.npy ...
-// Prints one line: "ort MODEL median_ms=M min_ms=M iters=N threads=T".
+//   node ort_bench.js MODEL.onnx THREADS WARMUP ITERS NAME=FILE.npy ... [--save DIR]
+// Prints one line: "ort MODEL median_ms=M min_ms=M iters=N threads=T". --save DIR also writes
+// each output of the last call as DIR/NAME.npy (float32, int64, int32, uint8, int8 outputs).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -33,24 +34,43 @@ function readNpy(file) {
   return new ort.Tensor(t[0], copy(t[1]), shape);
 }
 
+// An ort.Tensor as a .npy file (format 1.0).
+function writeNpy(file, t) {
+  const descr = {float32: '<f4', int64: '<i8', int32: '<i4', uint8: '|u1', int8: '|i1'}[t.type];
+  if (!descr) throw new Error(`${file}: output type ${t.type} not handled`);
+  const shape = t.dims.length === 1 ? `(${t.dims[0]},)` : `(${t.dims.join(', ')})`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head[6] = 1; head[7] = 0; head.writeUInt16LE(header.length, 8);
+  const data = Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), data]));
+}
+
 async function main() {
   const [model, threads, warmup, iters, ...specs] = process.argv.slice(2);
   const feeds = {};
+  let save = null;
+  const saveAt = specs.indexOf('--save');
+  if (saveAt >= 0) save = specs.splice(saveAt, 2)[1];
   for (const s of specs) {
     const i = s.indexOf('=');
     feeds[s.slice(0, i)] = readNpy(s.slice(i + 1));
   }
   const session = await ort.InferenceSession.create(model, {
     executionProviders: ['cpu'], intraOpNumThreads: Number(threads), interOpNumThreads: 1,
-    graphOptimizationLevel: 'all', logSeverityLevel: 3});
+    graphOptimizationLevel: process.env.ORT_OPT_LEVEL || 'all', logSeverityLevel: 3});
   for (let i = 0; i < Number(warmup); ++i) await session.run(feeds);
   const times = [];
+  let outs = null;
   for (let i = 0; i < Number(iters); ++i) {
     const t0 = process.hrtime.bigint();
-    await session.run(feeds);
+    outs = await session.run(feeds);
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   times.sort((a, b) => a - b);
+  if (save && outs) for (const [name, t] of Object.entries(outs)) writeNpy(path.join(save, `${name}.npy`), t);
   console.log(`ort ${path.basename(model)} median_ms=${times[times.length >> 1].toFixed(3)} ` +
               `min_ms=${times[0].toFixed(3)} iters=${times.length} threads=${threads}`);
 }

@@ -16,6 +16,7 @@ int main(int argc, char **argv) {
   kiln::tools::add_opt_command(app);
   kiln::tools::add_compile_commands(app);
   kiln::tools::add_bench_command(app);
+  kiln::tools::add_quantize_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -13,26 +13,15 @@
 
 namespace kiln::tools {
 
-namespace {
-
-// A run of a model with named values kept as extra results (run_with_values).
-struct Run {
-  std::vector<Tensor> outputs;
-  std::vector<std::optional<Tensor>> values;
-  std::vector<const Value *> found; // per name, the value in `m` (nullptr: absent)
-};
-
-// Runs `m`'s main function on `inputs` with the named values `names` (those found) as extra
-// results; returns the model outputs, then one tensor per name (undefined when not found).
-Result<Run> run_with_values(Module &m, const std::vector<Tensor> &inputs,
-                            const std::vector<std::string> &names) {
+Result<ValuesRun> run_with_values(Module &m, const std::vector<Tensor> &inputs,
+                                  const std::vector<std::string> &names) {
   Graph &g = m.main()->body;
   std::unordered_map<std::string, Value *> by_name;
   for (const auto &op : g.ops)
     for (Value *r : op->results)
       if (!r->name.empty() && op->name() != "kiln.constant") by_name.emplace(r->name, r);
   const size_t n_out = g.results.size();
-  Run run;
+  ValuesRun run;
   std::vector<int> at;
   for (const std::string &n : names) {
     auto it = by_name.find(n);
@@ -44,14 +33,18 @@ Result<Run> run_with_values(Module &m, const std::vector<Tensor> &inputs,
     at.push_back(static_cast<int>(g.results.size()));
     g.results.push_back(it->second);
   }
-  KILN_ASSIGN(auto all, execute(*m.main(), inputs));
+  auto ran = execute(*m.main(), inputs);
+  g.results.resize(n_out); // the module as it was, whatever happened
+  if (!ran) return ran.status();
+  const std::vector<Tensor> &all = ran.value();
   run.outputs.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n_out));
   for (int a : at)
     run.values.push_back(a < 0 ? std::nullopt
                                : std::optional<Tensor>(all[static_cast<size_t>(a)]));
-  g.results.resize(n_out);
   return run;
 }
+
+namespace {
 
 // max |got - want| over the reference's range (got cast to want's dtype); infinity where a
 // non-finite value differs.
@@ -77,7 +70,7 @@ Result<AutoPrecision> choose_precision(const std::string &model, const std::vect
           std::find(names.begin(), names.end(), r->name) == names.end())
         names.push_back(r->name);
   }
-  KILN_ASSIGN(Run want, run_with_values(*ref, inputs, names));
+  KILN_ASSIGN(ValuesRun want, run_with_values(*ref, inputs, names));
 
   AutoPrecision a;
   for (;;) {
@@ -85,7 +78,7 @@ Result<AutoPrecision> choose_precision(const std::string &model, const std::vect
     KILN_TRY(specialize_inputs(*half, inputs));
     half->keep_f32 = a.f32_nodes;
     KILN_TRY(run_pipeline(*half, precision_pipeline(Precision::fp16)));
-    KILN_ASSIGN(Run got, run_with_values(*half, inputs, names));
+    KILN_ASSIGN(ValuesRun got, run_with_values(*half, inputs, names));
     ++a.runs;
     a.output_errors.clear();
     bool ok = true;

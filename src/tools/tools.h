@@ -5,6 +5,7 @@
 #include "passes/pass.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ void add_opt_command(CLI::App &app);
 void add_compile_commands(CLI::App &app); // compile, devices, validate
 void add_inspect_command(CLI::App &app);
 void add_bench_command(CLI::App &app);
+void add_quantize_command(CLI::App &app); // quantize_cmd.cpp
 
 // kiln opt on kernel-IR text (opt_kir.cpp): whether the input is kernel IR (a .kir file, or
 // kernel-IR passes named), and its processing: parse, run `passes`, print.
@@ -40,6 +42,17 @@ Status write_artifact_graph(const std::vector<uint8_t> &verified_artifact, const
 // Seeded data for an input the user did not give: floats in [-1, 1), integers in [0, 4), bools
 // 0 or 1 (compile_cmd.cpp).
 Tensor random_input(const TensorType &t, uint32_t seed);
+
+// A reference-executor run of a module with named values kept (run_with_values).
+struct ValuesRun {
+  std::vector<Tensor> outputs;
+  std::vector<std::optional<Tensor>> values; // per name; unset where the name was not found
+  std::vector<const Value *> found;          // per name, the value in the module (or nullptr)
+};
+// Runs `m`'s main function on `inputs` with the top-level op results named `names` as extra
+// results (precision_auto.cpp); the module is left as it was.
+Result<ValuesRun> run_with_values(Module &m, const std::vector<Tensor> &inputs,
+                                  const std::vector<std::string> &names);
 
 // Loads a .npy or TensorProto .pb file as a tensor.
 Result<Tensor> load_tensor_file(const std::string &path);

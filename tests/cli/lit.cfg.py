@@ -31,3 +31,10 @@ try:
         config.available_features.add('vulkan')
 except (OSError, subprocess.TimeoutExpired):
     pass
+# ONNX Runtime (onnxruntime-node, installed by bench/cpu/run.sh into BUILD/bench-cpu) runs the
+# models `kiln quantize` writes in quantize.test; without it those lines are UNSUPPORTED.
+_ort_dir = os.environ.get('ORT_NODE_DIR') or os.path.join(os.path.dirname(kiln_bin), 'bench-cpu')
+if shutil.which('node') and os.path.isdir(os.path.join(_ort_dir, 'node_modules', 'onnxruntime-node')):
+    config.available_features.add('ort')
+    config.environment['ORT_NODE_DIR'] = _ort_dir
+config.substitutions.append(('%ort_bench', os.path.join(_root, 'bench', 'cpu', 'ort_bench.js')))

@@ -613,10 +613,7 @@ Result<std::unique_ptr<Module>> import_bytes(const std::string &bytes, const std
   return imp.run();
 }
 
-namespace {
-
-// The bytes of a model file, within the size limits.
-Result<std::string> read_model_file(const std::string &path, const ImportOptions &opt) {
+Result<std::string> read_model_bytes(const std::string &path, const ImportOptions &opt) {
   std::error_code ec;
   auto size = fs::file_size(path, ec);
   if (ec) return Status::error(fmt::format("{}: cannot read", path));
@@ -633,10 +630,8 @@ Result<std::string> read_model_file(const std::string &path, const ImportOptions
   return bytes;
 }
 
-} // namespace
-
 Result<std::unique_ptr<Module>> import_file(const std::string &path, const ImportOptions &opt) {
-  KILN_ASSIGN(std::string bytes, read_model_file(path, opt));
+  KILN_ASSIGN(std::string bytes, read_model_bytes(path, opt));
   auto r = import_bytes(bytes, fs::path(path).parent_path().string(), opt);
   if (!r) return r.status().with_context(path);
   return r;
@@ -644,7 +639,7 @@ Result<std::unique_ptr<Module>> import_file(const std::string &path, const Impor
 
 Result<std::map<std::string, std::string>> node_op_types(const std::string &path,
                                                          const ImportOptions &opt) {
-  KILN_ASSIGN(std::string bytes, read_model_file(path, opt));
+  KILN_ASSIGN(std::string bytes, read_model_bytes(path, opt));
   onnx::ModelProto m;
   if (!m.ParseFromString(bytes) || !m.has_graph())
     return Status::error(fmt::format("{}: not a valid ONNX model", path));

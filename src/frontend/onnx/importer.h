@@ -32,6 +32,9 @@ Result<std::unique_ptr<Module>> import_bytes(const std::string &bytes, const std
 Result<std::map<std::string, std::string>> node_op_types(const std::string &path,
                                                          const ImportOptions &opt = {});
 
+// The bytes of a model file, within the size limits (max_model_bytes, protobuf's 2 GiB).
+Result<std::string> read_model_bytes(const std::string &path, const ImportOptions &opt = {});
+
 // Reads a serialized TensorProto (.pb test data).
 Result<Tensor> read_tensor_pb(const std::string &path);
 
