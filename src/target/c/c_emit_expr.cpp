@@ -160,6 +160,10 @@ Result<std::string> Emitter::node(const Expr &e) {
   }
   case ExprKind::Load: {
     const auto *l = e.as<Load>();
+    if (const auto *c = l->index.as<IntImm>(); c && k_.buffers[size_t(l->buffer)].readonly) {
+      auto it = invariant_loads_.find({l->buffer, c->value});
+      if (it != invariant_loads_.end()) return it->second;
+    }
     KILN_ASSIGN(std::string i, expr(l->index));
     if (k_.buffers[size_t(l->buffer)].elem == ScalarType::boolean)
       return fmt::format("((_Bool)(b{}[{}] != 0))", l->buffer, i);

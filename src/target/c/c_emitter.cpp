@@ -12,6 +12,27 @@ Result<std::string> Emitter::run() {
   for (size_t i = 0; i < k_.buffers.size(); ++i)
     line(fmt::format("{0} *const b{1} = ({0} *)kiln_d->bindings[{1}];",
                      storage_type(k_.buffers[i].elem), i));
+  // Read-only elements at constant indices, loaded once (invariant_loads_).
+  struct ConstLoads : Visitor {
+    using Visitor::visit;
+    const Kernel &k;
+    std::set<std::pair<int, int64_t>> found;
+    explicit ConstLoads(const Kernel &kernel) : k(kernel) {}
+    void visit(const Load *n) override {
+      if (const auto *c = n->index.as<IntImm>(); c && c->value >= 0 && k.buffers[size_t(n->buffer)].readonly)
+        found.insert({n->buffer, c->value});
+      Visitor::visit(n);
+    }
+  } loads(k_);
+  loads.visit(k_.body);
+  for (const auto &[b, i] : loads.found) {
+    const std::string name = fmt::format("kiln_c{}_{}", b, i);
+    const bool boolean = k_.buffers[size_t(b)].elem == ScalarType::boolean;
+    line(fmt::format("const {} {} = {}b{}[{}]{};", boolean ? "_Bool" : storage_type(k_.buffers[size_t(b)].elem),
+                     name, boolean ? "(_Bool)(" : "", b, i, boolean ? " != 0)" : ""));
+    line(fmt::format("(void){};", name));
+    invariant_loads_[{b, i}] = name;
+  }
   line("const uint32_t *const pc = kiln_d->push; (void)pc;");
   line("const uint32_t kiln_nx = kiln_d->groups[0], kiln_ny = kiln_d->groups[1];");
   line("(void)kiln_nx; (void)kiln_ny;");

@@ -49,6 +49,10 @@ private:
   std::unordered_map<const ExprNode *, int> uses_;
   std::unordered_map<const ExprNode *, std::string> hoisted_;
   std::vector<std::string> pre_;
+  // Elements of read-only buffers at constant indices (a Clip's bounds, a scalar scale), read
+  // once into locals before the workgroup loop: as loads inside a select they would be
+  // conditional, which keeps GCC from vectorising the loop around them. Keyed by (buffer, index).
+  std::map<std::pair<int, int64_t>, std::string> invariant_loads_;
   std::set<std::string> matrix_types_;            // C names of the matrix types used
   std::map<std::string, uint32_t> matrix_elems_; // and their element counts
 
