@@ -732,9 +732,13 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
       s.reason += " (matrix needs f32 and one invocation per subgroup: registers)";
     } else {
       // A small M or N takes a tile of its size (rounded to the microkernel's 4 rows and 16
-      // columns) rather than a mostly padded one: a 1 x 1000 x 1280 classifier.
+      // columns) rather than a mostly padded one: a 1 x 1000 x 1280 classifier. A larger one
+      // takes as many tiles as the table's size needs, made equal: M = 96 is two 48-row tiles,
+      // not 64 + 32 padded to 64 (mobilenet_v2's 96-channel expansions).
       auto fit = [](int tile, int64_t extent, int64_t step) {
-        return static_cast<int>(std::min<int64_t>(tile, (extent + step - 1) / step * step));
+        const int64_t tiles = (extent + tile - 1) / tile;
+        const int64_t even = (extent + tiles - 1) / tiles;
+        return static_cast<int>(std::min<int64_t>(tile, (even + step - 1) / step * step));
       };
       s.tile.tm = s.tile.rm = fit(s.tile.tm, d.M, 4);
       s.tile.tn = s.tile.rn = fit(s.tile.tn, d.N, 16);

@@ -21,6 +21,7 @@ struct Contraction {
   int64_t K = 0;
   int64_t sam = 0, sak = 0, sbk = 0, sbn = 0; // element strides within one matrix
   int64_t a_mat = 0, b_mat = 0;               // elements per matrix of A / B
+  bool b_is_operand = true; // B is bound from operand 1 as it is (split-K may bind it again)
 };
 
 // Builds the accumulation loop and returns {statements, accumulator}.
@@ -73,7 +74,7 @@ Result<bool> try_scheduled(LowerCtx &c, GridKernel &g, const Op &op, const Contr
                            const std::function<Expr(const Expr &, const Expr &, Expr)> &value) {
   ContractionDef d = definition(ct, a, b);
   d.a_value = op.operands[0];
-  d.b_value = op.operands[1];
+  d.b_value = ct.b_is_operand ? op.operands[1] : nullptr;
   const ContractionSchedule s = schedule_contraction(c, d);
   c.count_strategy(s.strategy);
   if (s.strategy == Strategy::naive) return false;
@@ -144,7 +145,26 @@ Status lower_gemm(LowerCtx &c, const Op &op) {
   const Value *cv = op.operands.size() > 2 ? op.operands[2] : nullptr;
   GridKernel g(c, op, "gemm");
   KILN_ASSIGN(BufferVar av, g.in(op.operands[0]));
-  KILN_ASSIGN(BufferVar bv, g.in(op.operands[1]));
+  BufferVar bv;
+  const Tensor *wt = tb ? const_operand(op, 1) : nullptr;
+  const auto f32 = ScalarType::f32;
+  if (wt && wt->dtype() == DType::f32 && av.elem == f32 && op.results[0]->type.dtype == DType::f32 &&
+      schedule_contraction(c, definition(ct, av, BufferVar{av.index, f32})).strategy ==
+          Strategy::matrix) {
+    // Constant B^T (a fully connected layer's [N][K] weights) on the matrix strategy: stored
+    // [K][N] at compile time, so tiles multiply it in place with unit stride along n, instead of
+    // dot products along k reduced across vector lanes at every k step.
+    Tensor t(DType::f32, Shape{K, N});
+    const float *src = wt->data<float>();
+    float *dst = t.data_mut<float>();
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k) dst[k * N + n] = src[n * K + k];
+    bv = g.scratch(c.new_constant(std::move(t)), f32, false);
+    ct.sbk = N, ct.sbn = 1;
+    ct.b_is_operand = false;
+  } else {
+    KILN_ASSIGN(bv, g.in(op.operands[1]));
+  }
   BufferVar ccv{-1, ScalarType::f32};
   if (cv && beta != 0.0 && shape_numel(cv->type.dims) > 0) {
     KILN_ASSIGN(ccv, g.in(cv));
