@@ -59,7 +59,7 @@ std::vector<uint8_t> compile_model(const std::string &path, const std::string &t
   {
     py::gil_scoped_release nogil;
     kiln::Status st = kiln::check_precision(*t, options.precision);
-    if (st) st = kiln::run_pipeline(*m, kiln::precision_pipeline(options.precision));
+    if (st) st = kiln::run_pipeline(*m, kiln::target_pipeline(*t, options.precision));
     bytes = st ? kiln::compile_to_artifact(*m, *t, options) : kiln::Result<std::vector<uint8_t>>(st);
   }
   check(bytes.status());

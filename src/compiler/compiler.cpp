@@ -192,6 +192,23 @@ Status check_precision(const kir::TargetDesc &t, Precision p) {
   return Status::ok();
 }
 
+std::vector<std::string> target_omitted_passes(const kir::TargetDesc &t) {
+  // The C backend's kiln.sdpa computes scores and p x v as scalars in tiles of up to 4x4 per
+  // invocation; unfused, the matrix microkernels run the two products with a row softmax
+  // between them, faster or even at every measured shape.
+  if (t.backend == "c") return {"fuse-attention"};
+  return {};
+}
+
+std::vector<std::string> target_pipeline(const kir::TargetDesc &t, Precision p) {
+  std::vector<std::string> names = precision_pipeline(p);
+  const std::vector<std::string> omitted = target_omitted_passes(t);
+  std::erase_if(names, [&](const std::string &n) {
+    return std::find(omitted.begin(), omitted.end(), n) != omitted.end();
+  });
+  return names;
+}
+
 Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::TargetDesc &t,
                                                  const CompileOptions &o, CompileStats *stats) {
   using namespace compiler;

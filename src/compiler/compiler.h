@@ -47,7 +47,7 @@ struct CompileOptions {
   // difference is an internal error (kiln's CLI sets it from KILN_CHECK_KIR_ROUND_TRIP=1).
   bool check_kir_round_trip = false;
   // The precision the module was lowered to (`kiln compile --precision`). The caller runs the
-  // graph passes (precision_pipeline(precision), passes/pass.h) that store tensors in it;
+  // graph passes (target_pipeline(target, precision), below) that store tensors in it;
   // compile_to_artifact refuses a precision the target cannot run (check_precision) before
   // any lowering.
   Precision precision = Precision::fp32;
@@ -66,6 +66,18 @@ struct CompileOptions {
 // 16-bit storage (the portable `vulkan` preset has neither); bf16 has no kernel-IR type, so no
 // compiled target runs it. The error names the precision, the target and what it lacks.
 Status check_precision(const kir::TargetDesc &t, Precision p);
+
+// The graph pipeline for compiling to target `t` at precision `p`, the one every compilation
+// for a target runs (kiln compile, run, validate and validate --per-op, conform, the
+// --precision auto search, the Python bindings): precision_pipeline(p) (passes/pass.h) less
+// the passes of target_omitted_passes(t).
+std::vector<std::string> target_pipeline(const kir::TargetDesc &t, Precision p);
+// The passes of precision_pipeline that target `t` leaves out: fuse-attention on the cpu
+// targets (backend "c": cpu, cpu-x86-64-v2/v3/v4), whose kiln.sdpa kernel was measured slower
+// than the unfused kernels at every shape (bench/RESULTS.md, 2026-12-07: 2.5x for
+// self-attention of 64 to 512 tokens, 1.45x for 8 queries x 4096 keys, even at 1 query); none
+// on the Vulkan targets. `kiln compile --enable-pass NAME` puts one back.
+std::vector<std::string> target_omitted_passes(const kir::TargetDesc &t);
 
 // Statistics of the last compilation (optional out-parameter for tools and tests).
 struct CompileStats {

@@ -46,7 +46,9 @@ enum class PrecisionPolicy { half, f32 };
 PrecisionPolicy precision_policy(std::string_view op);
 std::string_view precision_policy_reason(std::string_view op);
 std::vector<std::string_view> precision_policy_ops(); // every op the table lists, in its order
-// default_pipeline(), then for fp16 / bf16 lower-precision-fp16|bf16 and dce.
+// default_pipeline(), then for fp16 / bf16 lower-precision-fp16|bf16 and dce. Independent of
+// the target: a compilation for a target runs target_pipeline(target, p) (compiler/compiler.h),
+// this less the passes the target is better without (fuse-attention on the cpu targets).
 std::vector<std::string> precision_pipeline(Precision p);
 
 // What run_pipeline does around each pass (pipeline.cpp).
@@ -62,8 +64,8 @@ struct PassInstrumentation {
   std::vector<PassTiming> *timings = nullptr; // if set, one entry per pass run is appended
 };
 
-// The compile-time graph pipeline: fold-constants, fold-batch-norm, canonicalize, cse,
-// fuse-composites, fuse-attention, dce.
+// The graph pipeline: fold-constants, fold-batch-norm, canonicalize, cse, fuse-composites,
+// fuse-attention, dce (a target may leave passes out: target_pipeline, compiler/compiler.h).
 const std::vector<std::string> &default_pipeline();
 // Runs the named passes in order with the instrumentation. An unknown name (in `passes` or in
 // print_after) is an error before any pass runs; a failed verification names the pass after

@@ -35,7 +35,7 @@ struct CompileArgs {
   std::vector<std::string> inputs;        // its calibration inputs, NAME=FILE.npy
   bool print_ir_after_all = false, time_passes = false;
   std::vector<std::string> print_ir_after;
-  std::vector<std::string> disable_passes;
+  std::vector<std::string> disable_passes, enable_passes;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   std::string contraction;
   std::string row_reduction;
@@ -117,13 +117,14 @@ void add_auto_precision_options(CLI::App *cmd, Precision *precision, bool *is_au
                   "range on the calibration inputs (default 0.01)");
 }
 
-// --precision auto: the search on `inputs` (precision_auto.h), its choice printed.
+// --precision auto: the search on `inputs` through the graph passes `passes` (the fp16
+// pipeline the compilation runs; precision_auto.h), its choice printed.
 Result<AutoPrecision> search_precision(const std::string &model, const std::vector<Tensor> &inputs,
-                                       double max_error) {
+                                       double max_error, const std::vector<std::string> &passes) {
   if (!(max_error > 0))
     return Status::error(fmt::format("--max-error {}: expected a positive fraction of the "
                                      "output range", max_error));
-  KILN_ASSIGN(AutoPrecision ap, choose_precision(model, inputs, max_error));
+  KILN_ASSIGN(AutoPrecision ap, choose_precision(model, inputs, max_error, passes));
   std::vector<std::string> quoted, errors;
   for (const std::string &n : ap.f32_nodes)
     if (quoted.size() < 10) quoted.push_back(fmt::format("'{}'", n));
@@ -165,11 +166,40 @@ Result<std::vector<Tensor>> model_inputs(const Function &f, const std::vector<st
   return inputs;
 }
 
+bool contains(const std::vector<std::string> &v, const std::string &s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// The graph passes of `kiln compile`: the target's pipeline (target_pipeline), with the passes
+// --enable-pass names put back where precision_pipeline has them and those --disable-pass
+// names left out. Either flag must name a pass of precision_pipeline.
+Result<std::vector<std::string>> compile_passes(const kir::TargetDesc &t, const CompileArgs &a) {
+  const std::vector<std::string> all = precision_pipeline(a.precision);
+  const std::vector<std::string> target = target_pipeline(t, a.precision);
+  for (const auto &n : a.disable_passes)
+    if (!contains(all, n))
+      return Status::error(fmt::format("--disable-pass '{}': not a pass of the pipeline ({})", n,
+                                       fmt::join(all, ", ")));
+  for (const auto &n : a.enable_passes) {
+    if (!contains(all, n))
+      return Status::error(fmt::format("--enable-pass '{}': not a pass of the pipeline ({})", n,
+                                       fmt::join(all, ", ")));
+    if (contains(a.disable_passes, n))
+      return Status::error(fmt::format("--enable-pass and --disable-pass both name '{}'", n));
+  }
+  std::vector<std::string> passes;
+  for (const auto &n : all)
+    if ((contains(target, n) || contains(a.enable_passes, n)) && !contains(a.disable_passes, n))
+      passes.push_back(n);
+  return passes;
+}
+
 Status compile(const CompileArgs &a) {
   auto start = std::chrono::steady_clock::now();
   const kir::TargetDesc *t = kir::find_target(a.target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", a.target));
   KILN_TRY(check_precision(*t, a.precision));
+  KILN_ASSIGN(const std::vector<std::string> passes, compile_passes(*t, a));
   // The phase on a terminal; not while IR or pass times are printed to stderr.
   ProgressLine progress;
   const bool quiet = a.print_ir_after_all || !a.print_ir_after.empty() ||
@@ -184,7 +214,7 @@ Status compile(const CompileArgs &a) {
     phase(1, "--precision auto: calibration runs on the reference executor");
     KILN_ASSIGN(std::vector<Tensor> inputs, model_inputs(*module->main(), a.inputs));
     progress.clear();
-    KILN_ASSIGN(AutoPrecision ap, search_precision(a.model, inputs, a.max_error));
+    KILN_ASSIGN(AutoPrecision ap, search_precision(a.model, inputs, a.max_error, passes));
     module->keep_f32 = ap.f32_nodes;
     chosen = CompileOptions::AutoPrecision{a.max_error,
                                            {ap.f32_nodes.begin(), ap.f32_nodes.end()},
@@ -196,15 +226,6 @@ Status compile(const CompileArgs &a) {
                          .print_after = a.print_ir_after,
                          .timings = &times};
   phase(2, "graph passes");
-  const std::vector<std::string> pipeline = precision_pipeline(a.precision);
-  std::vector<std::string> passes;
-  for (const auto &n : pipeline)
-    if (std::find(a.disable_passes.begin(), a.disable_passes.end(), n) == a.disable_passes.end())
-      passes.push_back(n);
-  for (const auto &n : a.disable_passes)
-    if (std::find(pipeline.begin(), pipeline.end(), n) == pipeline.end())
-      return Status::error(fmt::format("--disable-pass '{}': not a pass of the pipeline ({})", n,
-                                       fmt::join(pipeline, ", ")));
   KILN_TRY(run_pipeline(*module, passes, pi));
   if (a.time_passes) print_pass_times(times);
   CompileStats stats;
@@ -348,21 +369,25 @@ Status validate(const ValidateArgs &a) {
   KILN_ASSIGN(std::vector<Tensor> inputs, model_inputs(f, a.inputs));
   KILN_ASSIGN(auto want, execute(f, inputs));
   const std::string label = a.auto_precision ? "auto" : std::string(precision_name(a.precision));
+  KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
+  if (a.precision != Precision::fp32 && runner->is_reference())
+    return Status::error(fmt::format("--precision {}: cpu-ref runs a model in its own dtypes; "
+                                     "precision applies to compiled devices (cpu, vulkan)",
+                                     label));
   if (a.auto_precision) {
-    KILN_ASSIGN(AutoPrecision ap, search_precision(a.model, inputs, a.max_error));
+    // The search runs the graph passes the device's compilation will run.
+    const kir::TargetDesc *t = kir::find_target(runner->target());
+    if (!t) return Status::error(fmt::format("unknown target '{}'", runner->target()));
+    KILN_ASSIGN(AutoPrecision ap, search_precision(a.model, inputs, a.max_error,
+                                                   target_pipeline(*t, Precision::fp16)));
     module->keep_f32 = ap.f32_nodes;
   }
-  KILN_ASSIGN(auto runner, DeviceRunner::open(a.device));
   CompileOptions opts = cli_compile_options();
   opts.schedule = a.schedule;
   opts.row_reduction_override = a.row_reduction;
   opts.window_override = a.window;
   opts.parallel_override = a.parallel;
   opts.precision = a.precision;
-  if (a.precision != Precision::fp32 && runner->is_reference())
-    return Status::error(fmt::format("--precision {}: cpu-ref runs a model in its own dtypes; "
-                                     "precision applies to compiled devices (cpu, vulkan)",
-                                     label));
   runner->set_compile_options(opts);
   KILN_ASSIGN(auto got, runner->run(*module, inputs));
   bool ok = true;
@@ -451,6 +476,9 @@ void add_compile_commands(CLI::App &app) {
   std::string names;
   for (const auto &n : default_pipeline()) names += (names.empty() ? "" : ", ") + n;
   names += "; with --precision fp16|bf16 also lower-precision-fp16|bf16, dce";
+  if (const kir::TargetDesc *cpu = kir::find_target("cpu"))
+    if (std::vector<std::string> left = target_omitted_passes(*cpu); !left.empty())
+      names += fmt::format("; the cpu targets leave out {}", fmt::join(left, ", "));
   cmd->add_flag("--print-ir-after-all", c->print_ir_after_all,
                 "print the IR to stderr after every graph pass (" + names + ")");
   cmd->add_option("--print-ir-after", c->print_ir_after,
@@ -458,6 +486,10 @@ void add_compile_commands(CLI::App &app) {
       ->allow_extra_args(false);
   cmd->add_option("--disable-pass", c->disable_passes,
                   "leave the named pass out of the pipeline (repeatable; e.g. fuse-attention)")
+      ->allow_extra_args(false);
+  cmd->add_option("--enable-pass", c->enable_passes,
+                  "put back a pass the target's pipeline leaves out (repeatable; e.g. "
+                  "fuse-attention on the cpu targets)")
       ->allow_extra_args(false);
   std::string stages;
   for (const auto &n : compiler::kir_stage_names()) stages += (stages.empty() ? "" : ", ") + n;

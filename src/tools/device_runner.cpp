@@ -37,7 +37,7 @@ Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target
   const kir::TargetDesc *t = kir::find_target(target);
   if (!t) return Status::error(fmt::format("unknown target '{}'", target));
   KILN_TRY(check_precision(*t, o.precision));
-  KILN_TRY(run_pipeline(m, precision_pipeline(o.precision)));
+  KILN_TRY(run_pipeline(m, target_pipeline(*t, o.precision)));
   return compile_to_artifact(m, *t, o);
 }
 

@@ -58,8 +58,8 @@ private:
   double timed_ms_ = 0;
 };
 
-// Compiles `m` for a target preset, as `kiln compile` does (the graph pipeline for
-// o.precision runs first, which mutates `m`).
+// Compiles `m` for a target preset, as `kiln compile` does (the target's graph pipeline for
+// o.precision, target_pipeline in compiler/compiler.h, runs first, which mutates `m`).
 Result<std::vector<uint8_t>> compile_module(Module &m, const std::string &target,
                                             const CompileOptions &o = {});
 

@@ -58,7 +58,7 @@ double range_error(const Tensor &got, const Tensor &want) {
 } // namespace
 
 Result<AutoPrecision> choose_precision(const std::string &model, const std::vector<Tensor> &inputs,
-                                       double max_error) {
+                                       double max_error, const std::vector<std::string> &passes) {
   // The f32 reference: the imported model as the reference executor runs it.
   KILN_ASSIGN(auto ref, frontend::import_model(model));
   // Its node outputs: the float named results of top-level ops other than constants.
@@ -77,7 +77,7 @@ Result<AutoPrecision> choose_precision(const std::string &model, const std::vect
     KILN_ASSIGN(auto half, frontend::import_model(model));
     KILN_TRY(specialize_inputs(*half, inputs));
     half->keep_f32 = a.f32_nodes;
-    KILN_TRY(run_pipeline(*half, precision_pipeline(Precision::fp16)));
+    KILN_TRY(run_pipeline(*half, passes));
     KILN_ASSIGN(ValuesRun got, run_with_values(*half, inputs, names));
     ++a.runs;
     a.output_errors.clear();

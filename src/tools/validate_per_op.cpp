@@ -273,7 +273,7 @@ Result<std::vector<Tensor>> device_values(const PerOpOptions &o, std::vector<Tra
   const kir::TargetDesc *target = kir::find_target(runner.target());
   if (!target) return Status::error(fmt::format("unknown target '{}'", runner.target()));
   KILN_TRY(check_precision(*target, o.precision));
-  KILN_TRY(run_pipeline(*dev, precision_pipeline(o.precision)));
+  KILN_TRY(run_pipeline(*dev, target_pipeline(*target, o.precision)));
   KILN_TRY(keep_as_outputs(dev->main()->body, tracked));
   auto artifact = compile_to_artifact(*dev, *target, runner.compile_options());
   if (!artifact)

@@ -24,11 +24,12 @@ struct PerOpOptions {
 
 // Imports `o.model` twice: the reference executor runs the first copy with every named op
 // result (the outputs of the model's nodes) recorded; the second is specialised for `inputs`,
-// put through the graph passes for o.precision, and every named value that survived them
-// becomes an extra output of the artifact compiled for `runner`'s device (with its compile
-// options) and run once. Prints one line per node output (max abs err, SNR, error in
-// quantisation steps where a scale is known) and, for each model output beyond tolerance, the
-// first node in topological order whose value diverges while the values it reads do not.
+// put through the graph passes of the device's target for o.precision (target_pipeline), and
+// every named value that survived them becomes an extra output of the artifact compiled for
+// `runner`'s device (with its compile options) and run once. Prints one line per node output
+// (max abs err, SNR, error in quantisation steps where a scale is known) and, for each model
+// output beyond tolerance, the first node in topological order whose value diverges while the
+// values it reads do not.
 // Returns whether every model output of that run is within tolerance.
 //
 // Testing hook: KILN_TEST_PERTURB=NODE[:DELTA] adds DELTA (default 1) to the first output of

@@ -99,7 +99,7 @@ void expect_fp16_close(const kir::TargetDesc &target) {
   ASSERT_TRUE(ref.is_ok()) << ref.status().message();
   auto half = onnx_fe::import_file(kBlock);
   ASSERT_TRUE(half.is_ok());
-  ASSERT_TRUE(run_pipeline(**half, precision_pipeline(Precision::fp16)).is_ok());
+  ASSERT_TRUE(run_pipeline(**half, target_pipeline(target, Precision::fp16)).is_ok());
   CompileOptions o;
   o.precision = Precision::fp16;
   auto got = test::run_on_vulkan(**half, in, target, o);
