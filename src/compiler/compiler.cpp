@@ -264,6 +264,7 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
   }
   // The reference schedule keeps today's order and a barrier before every command.
   if (o.concurrent_commands && o.schedule != ScheduleMode::naive) schedule_barriers(p);
+  hoist_init_commands(p);
   plan_memory(p);
   if (stats) {
     *stats = {};

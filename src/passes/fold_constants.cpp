@@ -5,14 +5,13 @@
 #include "ir/op_registry.h"
 #include "ops/ops.h"
 #include "passes/pass.h"
+#include "support/limits.h"
 
 #include <fmt/format.h>
 
 namespace kiln {
 
 namespace {
-
-constexpr int64_t kFoldLimitBytes = int64_t(256) << 20;
 
 const Tensor *constant_of(const Value *v) {
   if (!v || !v->def || v->def->name() != "kiln.constant") return nullptr;
@@ -39,7 +38,7 @@ Status fold_graph(Graph &g, const OpDef *constant_def) {
       if (!r->type.is_static()) all_const = false;
       else bytes += shape_numel(r->type.dims) * static_cast<int64_t>(dtype_size(r->type.dtype));
     }
-    if (!all_const || bytes > kFoldLimitBytes) continue;
+    if (!all_const || bytes > limits().max_fold_bytes) continue;
     EvalCtx ctx{op, in, {}, nullptr, absent};
     KILN_TRY(op.def->eval(ctx));
     // The folded op becomes the first constant; further results get constants right after.

@@ -230,23 +230,53 @@ Status convert_copy(const fb::Copy *c, const Program &p,
   return {};
 }
 
-Status convert_commands(const fb::Model *m, Program *p) {
-  if (!m->commands())
+// One command list (`init`: Model.init_commands, which may bind constants only and write only
+// into the derived bytes).
+Status convert_command_list(const fb::Model *m,
+                            const flatbuffers::Vector<flatbuffers::Offset<fb::CommandEntry>> *list,
+                            bool init, Program *p, std::vector<Command> *out) {
+  if (!list)
     return {};
-  for (uint32_t i = 0; i < m->commands()->size(); ++i) {
-    const fb::CommandEntry *entry = m->commands()->Get(i);
-    const std::string what = cat("command ", i);
+  for (uint32_t i = 0; i < list->size(); ++i) {
+    const fb::CommandEntry *entry = list->Get(i);
+    const std::string what = cat(init ? "init command " : "command ", i);
     Command cmd;
-    if (entry && entry->command_as_Dispatch())
+    if (entry && entry->command_as_Dispatch()) {
       KILN_RT_TRY(convert_dispatch(entry->command_as_Dispatch(), *p, m->constants(), what, &cmd));
-    else if (entry && entry->command_as_Copy())
-      KILN_RT_TRY(convert_copy(entry->command_as_Copy(), *p, m->constants(), what, &cmd));
-    else
+    } else if (entry && entry->command_as_Copy()) {
+      const fb::Copy *c = entry->command_as_Copy();
+      if (init && c->dst() && c->dst()->kind() == fb::BufferKind::constant) {
+        // convert_copy refuses a constant destination; an init copy writes one (derived bytes).
+        cmd.kind = KILN_COMMAND_COPY;
+        KILN_RT_TRY(convert_ref(c->src(), *p, m->constants(), what + " source", &cmd.src));
+        KILN_RT_TRY(convert_ref(c->dst(), *p, m->constants(), what + " destination", &cmd.dst));
+        if (cmd.src.size != cmd.dst.size)
+          return bad(cat(what, " copies ", cmd.src.size, " bytes into ", cmd.dst.size));
+        if (cmd.dst.offset < p->constant_bytes)
+          return bad(cat(what, " writes into the constant data, not the derived bytes"));
+      } else {
+        KILN_RT_TRY(convert_copy(c, *p, m->constants(), what, &cmd));
+      }
+    } else {
       return bad(what + " is neither a Dispatch nor a Copy");
-    cmd.waits = entry->waits();
-    p->commands.push_back(std::move(cmd));
+    }
+    if (init) {
+      const std::vector<BufferRef> refs =
+          cmd.kind == KILN_COMMAND_COPY ? std::vector<BufferRef>{cmd.src, cmd.dst} : cmd.bindings;
+      for (const BufferRef &r : refs)
+        if (r.kind != BufferKind::constant)
+          return bad(cat(what, " binds ", buffer_kind_name(r.kind), " ", r.index,
+                         ": init commands bind constants only"));
+    }
+    cmd.waits = init || entry->waits();
+    out->push_back(std::move(cmd));
   }
   return {};
+}
+
+Status convert_commands(const fb::Model *m, Program *p) {
+  KILN_RT_TRY(convert_command_list(m, m->init_commands(), true, p, &p->init_commands));
+  return convert_command_list(m, m->commands(), false, p, &p->commands);
 }
 
 // `base` is the start of the artifact: alignment is checked relative to it, as the FlatBuffers
@@ -255,6 +285,12 @@ Status convert_constants(const fb::Model *m, const uint8_t *base, Program *p) {
   p->constant_bytes = m->constant_data() ? m->constant_data()->size() : 0;
   if (p->constant_bytes && (m->constant_data()->data() - base) % 64 != 0)
     return bad("constant_data is not 64-byte aligned");
+  p->derived_bytes = m->derived_bytes();
+  if (p->derived_bytes > (uint64_t(1) << 40))
+    return bad(cat("derived_bytes ", p->derived_bytes, " is larger than 1 TiB"));
+  if (p->derived_bytes && !m->init_commands())
+    return bad("the artifact has derived bytes but no init commands to write them");
+  const uint64_t all = p->constant_bytes + p->derived_bytes;
   if (!m->constants())
     return {};
   for (uint32_t i = 0; i < m->constants()->size(); ++i) {
@@ -263,9 +299,10 @@ Status convert_constants(const fb::Model *m, const uint8_t *base, Program *p) {
       return bad(cat("constant ", i, " is missing"));
     if (c->offset() % 64 != 0)
       return bad(cat("constant ", i, " offset ", c->offset(), " is not 64-byte aligned"));
-    if (!fits(c->offset(), c->size(), p->constant_bytes))
+    if (!fits(c->offset(), c->size(), all))
       return bad(cat("constant ", i, " covers bytes [", c->offset(), ", +", c->size(),
-                     ") outside constant_data of ", p->constant_bytes, " bytes"));
+                     ") outside constant_data of ", p->constant_bytes, " bytes and ",
+                     p->derived_bytes, " derived bytes"));
   }
   return {};
 }

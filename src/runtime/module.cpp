@@ -55,8 +55,9 @@ std::string device_name(const DriverVtable &driver, const DeviceState *device) {
 Status check_limits(const DriverVtable &driver, const DeviceState *device, const Program &p) {
   DeviceLimits lim;
   KILN_RT_TRY(driver.device.limits(device, &lim));
-  for (size_t i = 0; i < p.commands.size(); ++i) {
-    const Command &c = p.commands[i];
+  for (size_t i = 0; i < p.commands.size() + p.init_commands.size(); ++i) {
+    const bool init = i >= p.commands.size();
+    const Command &c = init ? p.init_commands[i - p.commands.size()] : p.commands[i];
     if (c.kind != KILN_COMMAND_DISPATCH)
       continue;
     for (size_t j = 0; j < c.bindings.size(); ++j) {
@@ -204,17 +205,60 @@ Status Module::create(const DriverVtable &driver, DeviceState *device, const Pro
     threads = unsigned(std::clamp<unsigned long>(std::strtoul(env, nullptr, 10), 1, 64));
   if (largest >= kParallelCopyBytes && threads > 1)
     m->copy_pool_ = std::make_unique<cpu::Pool>(threads);
-  if (program.constant_bytes) {
-    KILN_RT_TRY(
-        driver.buffer.create(device, program.constant_bytes, MemoryKind::device, &m->constants_));
+  if (program.constant_bytes + program.derived_bytes) {
+    KILN_RT_TRY(driver.buffer.create(device, program.constant_bytes + program.derived_bytes,
+                                     MemoryKind::device, &m->constants_));
     auto from_artifact = [](const void *context, uint64_t at, void *dst, size_t n) -> Status {
       return static_cast<const ArtifactBytes *>(context)->read_constants(at, dst, n);
     };
-    KILN_RT_TRY(write_buffer(driver, device, m->constants_, 0, program.constant_bytes,
-                             from_artifact, &bytes));
+    if (program.constant_bytes)
+      KILN_RT_TRY(write_buffer(driver, device, m->constants_, 0, program.constant_bytes,
+                               from_artifact, &bytes));
   }
+  KILN_RT_TRY(m->run_init());
   *out = std::move(m);
   return {};
+}
+
+// The init commands, once: every binding is a constant (the verifier checked), each command
+// after a barrier.
+Status Module::run_init() {
+  const auto &commands = program_->init_commands;
+  if (commands.empty())
+    return {};
+  const DriverVtable &d = *driver_;
+  CommandListDesc desc;
+  for (const Command &c : commands)
+    if (c.kind == KILN_COMMAND_DISPATCH) {
+      ++desc.dispatches;
+      desc.bindings += uint32_t(c.bindings.size());
+    }
+  ScopedCommands list{d, device_};
+  KILN_RT_TRY(d.command.create(device_, desc, &list.list));
+  KILN_RT_TRY(d.command.begin(device_, list.list));
+  std::vector<Binding> bindings;
+  for (const Command &c : commands) {
+    KILN_RT_TRY(d.command.barrier(device_, list.list));
+    if (c.kind == KILN_COMMAND_COPY) {
+      KILN_RT_TRY(d.command.copy(device_, list.list, constants_, c.src.offset, constants_,
+                                 c.dst.offset, c.src.size));
+      continue;
+    }
+    bindings.clear();
+    for (const BufferRef &b : c.bindings)
+      bindings.push_back(Binding{constants_, b.offset, b.size});
+    Dispatch dispatch;
+    dispatch.executable = executables_[c.executable];
+    dispatch.bindings = bindings.data();
+    dispatch.binding_count = bindings.size();
+    dispatch.push_constants = c.push_constants.data();
+    dispatch.push_constant_bytes = uint32_t(c.push_constants.size());
+    dispatch.workgroups = c.workgroups;
+    KILN_RT_TRY(d.command.dispatch(device_, list.list, dispatch));
+  }
+  KILN_RT_TRY(d.command.barrier(device_, list.list));
+  KILN_RT_TRY(d.command.end(device_, list.list));
+  return d.command.submit(device_, list.list);
 }
 
 void Module::copy_host(void *dst, const void *src, uint64_t bytes) {

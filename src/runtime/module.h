@@ -69,6 +69,8 @@ private:
   Status create_frame(std::unique_ptr<Frame> *out);
   Status create_upload_chunks(Frame &f);
   Status record(Frame &f);
+  // Runs Program::init_commands once, at load (they fill the derived constants).
+  Status run_init();
   void destroy_frame(Frame *f);
   Status acquire(Frame **out);
   void release(Frame *f);

@@ -100,6 +100,10 @@ struct Program {
   uint64_t constant_bytes = 0; // size of the constant data (read through ArtifactBytes)
   std::vector<Executable> executables;
   std::vector<Command> commands;
+  // Run once when the module is loaded (schema Model.init_commands): every buffer they bind is
+  // a constant; they fill the derived bytes that follow the constant data.
+  std::vector<Command> init_commands;
+  uint64_t derived_bytes = 0;
   uint64_t arena_bytes = 0;
   NativeLibrary native_library;
 };

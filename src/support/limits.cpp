@@ -55,6 +55,7 @@ Status load_limits_from_env() {
   Limits l;
   KILN_TRY(read_var("KILN_MAX_TENSOR_BYTES", INT64_MAX, l.max_tensor_bytes));
   KILN_TRY(read_var("KILN_MAX_MODEL_BYTES", INT64_MAX, l.max_model_bytes));
+  KILN_TRY(read_var("KILN_MAX_FOLD_BYTES", INT64_MAX, l.max_fold_bytes));
   int64_t depth = l.max_graph_depth;
   KILN_TRY(read_var("KILN_MAX_GRAPH_DEPTH", 100000, depth));
   l.max_graph_depth = static_cast<int>(depth);

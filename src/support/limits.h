@@ -22,13 +22,17 @@ struct Limits {
   // Nodes of a model once its local functions are inlined (KILN_MAX_NODES): a function that
   // calls another twice, 40 levels deep, would otherwise expand to 2^40 nodes.
   int64_t max_nodes = 1000000;
+  // The largest constant expression fold-constants evaluates at compile time into the
+  // artifact (KILN_MAX_FOLD_BYTES); a larger one runs on the device once, at load, as init
+  // commands (a light model's ConstantOfShape weights).
+  int64_t max_fold_bytes = int64_t(256) << 20;
 };
 
 // The limits in force: the defaults, or what load_limits_from_env() read.
 const Limits &limits();
 
-// Reads KILN_MAX_TENSOR_BYTES, KILN_MAX_MODEL_BYTES (a byte count, optionally with a K, M or
-// G suffix: powers of 1024), KILN_MAX_GRAPH_DEPTH and KILN_MAX_NODES. Call once, before any other thread
+// Reads KILN_MAX_TENSOR_BYTES, KILN_MAX_MODEL_BYTES, KILN_MAX_FOLD_BYTES (a byte count, optionally
+// with a K, M or G suffix: powers of 1024), KILN_MAX_GRAPH_DEPTH and KILN_MAX_NODES. Call once, before any other thread
 // runs; an unparsable or non-positive value is an error naming the variable.
 Status load_limits_from_env();
 

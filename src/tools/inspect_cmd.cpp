@@ -150,6 +150,9 @@ Status inspect(const std::string &path, const std::string &graph) {
   print_executables(bytes);
   print_precision(bytes);
   fmt::print("commands: {} dispatches, {} copies\n", dispatches, copies);
+  if (const auto *init = fb::GetModel(bytes.data())->init_commands(); init && init->size())
+    fmt::print("init commands: {} (run once at load), {} derived constant bytes\n", init->size(),
+               fb::GetModel(bytes.data())->derived_bytes());
   if (!graph.empty()) {
     KILN_TRY(write_artifact_graph(bytes, graph));
     fmt::print("graph: {}\n", graph);

@@ -123,15 +123,27 @@ std::vector<uint8_t> write_artifact(const Program &p) {
       consts[buf.index] = &buf;
     }
   std::vector<uint8_t> blob;
-  std::vector<Offset<fb::Constant>> const_offs;
-  for (const Buffer *c : consts) {
+  std::vector<uint64_t> offsets(consts.size());
+  for (size_t i = 0; i < consts.size(); ++i) {
+    const Buffer *c = consts[i];
     KILN_ASSERT(c != nullptr, "constant indices must be dense");
+    if (c->derived) continue;
     const uint64_t off = align_up(blob.size());
     blob.resize(off + c->size, 0);
     if (c->size) std::memcpy(blob.data() + off, c->data.raw(), c->size);
-    const_offs.push_back(fb::CreateConstant(b, off, c->size));
+    offsets[i] = off;
   }
   blob.resize(align_up(blob.size()), 0);
+  // Derived constants (written by the init commands at load) follow the data, without bytes here.
+  uint64_t derived_bytes = 0;
+  for (size_t i = 0; i < consts.size(); ++i)
+    if (consts[i]->derived) {
+      offsets[i] = blob.size() + derived_bytes;
+      derived_bytes = align_up(derived_bytes + consts[i]->size);
+    }
+  std::vector<Offset<fb::Constant>> const_offs;
+  for (size_t i = 0; i < consts.size(); ++i)
+    const_offs.push_back(fb::CreateConstant(b, offsets[i], consts[i]->size));
   auto ins = sigs(b, p.inputs);
   auto outs = sigs(b, p.outputs);
   std::vector<Offset<fb::Executable>> exes;
@@ -139,6 +151,8 @@ std::vector<uint8_t> write_artifact(const Program &p) {
   std::vector<Offset<fb::CommandEntry>> cmds;
   for (size_t i = 0; i < p.commands.size(); ++i)
     cmds.push_back(command(b, p, p.commands[i], p.waits.empty() || p.waits[i]));
+  std::vector<Offset<fb::CommandEntry>> init_cmds;
+  for (const Command &c : p.init_commands) init_cmds.push_back(command(b, p, c, true));
   Offset<fb::NativeLibrary> lib;
   if (p.native_library) {
     const target::NativeLibrary &l = *p.native_library;
@@ -156,7 +170,8 @@ std::vector<uint8_t> write_artifact(const Program &p) {
                                                    &f32_nodes, p.half_nodes, &p.output_errors);
   auto model = fb::CreateModelDirect(b, kSchemaVersion, kProducer, p.target.c_str(), &ins, &outs,
                                      &const_offs, &blob, &exes, &cmds, p.arena_bytes, lib,
-                                     precision);
+                                     precision, init_cmds.empty() ? nullptr : &init_cmds,
+                                     derived_bytes);
   fb::FinishModelBuffer(b, model);
   std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   artifact::seal_artifact(&bytes);

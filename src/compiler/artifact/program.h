@@ -25,6 +25,9 @@ struct Buffer {
   uint64_t size = 0;    // bytes
   uint64_t offset = 0;  // arena offset of a transient (memory plan)
   Tensor data;          // a constant's value
+  // A constant computed at load by Program::init_commands (no data in the artifact: it lives
+  // past the constant data, in the derived bytes).
+  bool derived = false;
 };
 
 // A byte range of a buffer.
@@ -77,6 +80,10 @@ struct Program {
   // Per command: 1 when it waits for every earlier command (a barrier before it), 0 when it may
   // run together with the commands since the last barrier. Empty: every command waits.
   std::vector<uint8_t> waits;
+  // Commands that depend on no model input (a weight computed from constants: a light model's
+  // ConstantOfShape, a transposed or dequantised constant the graph passes did not fold): run
+  // once when the module is loaded, before any call (hoist_init_commands).
+  std::vector<Command> init_commands;
   uint64_t arena_bytes = 0;
   // The library the executables' "symbol" payloads point into (CPU targets).
   std::optional<target::NativeLibrary> native_library;
@@ -96,6 +103,13 @@ inline uint64_t align_up(uint64_t v, uint64_t a = kAlign) { return (v + a - 1) /
 // command of each level waits; commands of one level write no bytes another of them reads or
 // writes (barriers.cpp). Runs before plan_memory, on buffers not yet placed.
 void schedule_barriers(Program &p);
+
+// Moves the commands that read only constants (and what such commands wrote) out of
+// Program::commands into Program::init_commands, in order, and makes the transients they write
+// derived constants; a barrier that stood before a moved command moves to the next command that
+// stays. Transients that a remaining command also writes keep their commands (init_commands.cpp).
+// Runs after schedule_barriers, before plan_memory.
+void hoist_init_commands(Program &p);
 
 // Places every transient buffer in the arena: liveness over the steps between barriers (every
 // command when Program::waits is empty), then greedy first-fit by offset (largest buffers
