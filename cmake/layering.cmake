@@ -14,11 +14,13 @@ set(KILN_ALLOWED_DEPS_kiln_kir "kiln_schema;kiln_support")
 set(KILN_ALLOWED_DEPS_kiln_target "kiln_kir;kiln_support")
 set(KILN_ALLOWED_DEPS_kiln_target_spirv "kiln_target;kiln_kir;kiln_support")
 set(KILN_ALLOWED_DEPS_kiln_target_c "kiln_target;kiln_kir;kiln_support")
+# The reference-executor work the CLI and the Python package share (precision search, calibration).
+set(KILN_ALLOWED_DEPS_kiln_calibrate "kiln_frontend;kiln_passes;kiln_exec;kiln_ops;kiln_ir;kiln_support")
 set(KILN_ALLOWED_DEPS_kiln_compiler "kiln_passes;kiln_exec;kiln_ops;kiln_ir;kiln_kir;kiln_target;kiln_target_spirv;kiln_target_c;kiln_schema;kiln_support")
 # The runtime never links compiler code: only the header-only artifact schema.
 set(KILN_ALLOWED_DEPS_kiln_runtime "kiln_schema")
 set(KILN_LIBRARIES kiln_support kiln_ir kiln_ops kiln_exec kiln_frontend_onnx kiln_frontend_stablehlo kiln_frontend_tflite kiln_frontend_nnef kiln_frontend kiln_passes
-    kiln_kir kiln_target kiln_target_spirv kiln_target_c kiln_compiler kiln_runtime)
+    kiln_calibrate kiln_kir kiln_target kiln_target_spirv kiln_target_c kiln_compiler kiln_runtime)
 
 function(kiln_check_layering)
   foreach(lib IN LISTS KILN_LIBRARIES)

@@ -1,13 +1,19 @@
 // kiln's Python extension (kiln._kiln, re-exported by the package kiln): compile a model into
-// an artifact, load an artifact (or a model) onto a device, run it on numpy arrays. Built on
+// an artifact, load an artifact (or a model) onto a device, run it on numpy arrays, quantise an
+// ONNX model. Built on
 // the compiler libraries and the runtime's C API, as the CLI is (src/tools).
 #include "model.h"
 
+#include "calibrate/precision_auto.h"
+#include "calibrate/quantize_calibration.h"
+#include "calibrate/reference.h"
 #include "compiler/compiler.h"
 #include "frontend/model_import.h"
 #include "kir/target.h"
 #include "passes/pass.h"
 
+#include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <pybind11/pybind11.h>
@@ -48,18 +54,89 @@ std::unique_ptr<kiln::Module> import_model(const std::string &path) {
   return std::move(m).value();
 }
 
+std::string type_name(const py::handle &v) {
+  return py::str(py::type::of(v).attr("__name__"));
+}
+
+// precision='auto': its error budget and calibration inputs.
+struct AutoRequest {
+  double max_error = 1e-2;
+  py::object inputs = py::none(); // a dict {input name: array} or None
+};
+
+// The calibration inputs of `f` for precision='auto': the arrays of `inputs` by name, the same
+// seeded random data as `kiln compile --precision auto` for the others (calibrate/reference.h).
+std::vector<kiln::Tensor> calibration_inputs(const kiln::Function &f, const py::object &inputs) {
+  std::map<std::string, kiln::Tensor> given;
+  std::vector<std::string> names;
+  for (const kiln::Value *p : f.body.params) names.push_back(p->name);
+  if (!inputs.is_none()) {
+    if (!py::isinstance<py::dict>(inputs))
+      throw py::type_error(fmt::format("inputs: expected a dict {{input name: numpy array}}, got "
+                                       "{}",
+                                       type_name(inputs)));
+    py::object numpy = py::module_::import("numpy");
+    for (auto [key, value] : py::reinterpret_borrow<py::dict>(inputs)) {
+      if (!py::isinstance<py::str>(key))
+        throw py::type_error(fmt::format("inputs: keys are input names (str), got {}",
+                                         type_name(key)));
+      const std::string name = py::str(key);
+      auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end())
+        throw py::value_error(fmt::format("inputs: unknown input '{}' (the model's inputs: {})",
+                                          name, join(names)));
+      const kiln::Value *p = f.body.params[static_cast<size_t>(it - names.begin())];
+      py::object v = py::reinterpret_borrow<py::object>(value);
+      if (!py::isinstance<py::array>(v))
+        v = numpy.attr("asarray")(v, numpy_dtype(static_cast<kiln_dtype>(p->type.dtype)));
+      py::array a = py::reinterpret_borrow<py::array>(v);
+      if (!a.dtype().attr("isnative").cast<bool>())
+        a = a.attr("astype")(a.dtype().attr("newbyteorder")("="));
+      if (!kiln_dtype_of(a.dtype()))
+        throw py::value_error(fmt::format("inputs['{}']: numpy dtype {} has no kiln equivalent",
+                                          name, std::string(py::str(a.dtype()))));
+      a = py::array::ensure(a, py::array::c_style);
+      given.emplace(name, to_tensor(a));
+    }
+  }
+  kiln::Result<std::vector<kiln::Tensor>> r =
+      kiln::calibrate::seeded_inputs(f, std::move(given), "give its data in inputs=");
+  if (!r) throw py::value_error("inputs: " + r.status().message());
+  return std::move(r).value();
+}
+
+// Imports and compiles a model as `kiln compile` does; with `auto_request`, as `kiln compile
+// --precision auto` (options.precision is then fp16): the search on the reference executor
+// (calibrate/precision_auto.h) picks the nodes kept in f32, recorded in the artifact.
 std::vector<uint8_t> compile_model(const std::string &path, const std::string &target,
-                                   const kiln::CompileOptions &options) {
+                                   kiln::CompileOptions options,
+                                   const AutoRequest *auto_request = nullptr) {
   const kiln::kir::TargetDesc *t = kiln::kir::find_target(target);
   if (!t)
     throw Error(fmt::format("unknown target '{}' (targets: {})", target,
                             join(kiln::kir::target_names())));
   std::unique_ptr<kiln::Module> m = import_model(path);
+  std::vector<kiln::Tensor> inputs;
+  if (auto_request) inputs = calibration_inputs(*m->main(), auto_request->inputs);
   kiln::Result<std::vector<uint8_t>> bytes = kiln::Status::error("not compiled");
   {
     py::gil_scoped_release nogil;
+    const std::vector<std::string> passes = kiln::target_pipeline(*t, options.precision);
     kiln::Status st = kiln::check_precision(*t, options.precision);
-    if (st) st = kiln::run_pipeline(*m, kiln::target_pipeline(*t, options.precision));
+    if (st && auto_request) {
+      auto ap = kiln::calibrate::choose_precision(path, inputs, auto_request->max_error, passes);
+      if (ap) {
+        m->keep_f32 = ap.value().f32_nodes;
+        options.auto_precision = kiln::CompileOptions::AutoPrecision{
+            auto_request->max_error,
+            {ap.value().f32_nodes.begin(), ap.value().f32_nodes.end()},
+            ap.value().half_nodes,
+            ap.value().output_errors};
+      } else {
+        st = ap.status();
+      }
+    }
+    if (st) st = kiln::run_pipeline(*m, passes);
     bytes = st ? kiln::compile_to_artifact(*m, *t, options) : kiln::Result<std::vector<uint8_t>>(st);
   }
   check(bytes.status());
@@ -68,20 +145,43 @@ std::vector<uint8_t> compile_model(const std::string &path, const std::string &t
 
 py::object compile(const py::object &model, const std::string &target,
                    const py::object &precision, const py::object &output,
-                   const std::string &schedule) {
+                   const std::string &schedule, const py::object &max_error,
+                   const py::object &inputs) {
   kiln::CompileOptions options;
+  bool is_auto = false;
   if (!precision.is_none()) {
     std::string p = py::str(precision);
-    std::optional<kiln::Precision> parsed = kiln::parse_precision(p);
+    is_auto = p == "auto";
+    std::optional<kiln::Precision> parsed = kiln::parse_precision(is_auto ? "fp16" : p);
     if (!parsed)
-      throw Error(fmt::format("precision '{}' is not supported: expected None, 'fp32', 'fp16' "
-                              "or 'bf16'",
+      throw Error(fmt::format("precision '{}' is not supported: expected None, 'fp32', 'fp16', "
+                              "'bf16' or 'auto'",
                               p));
     options.precision = *parsed;
   }
+  AutoRequest request;
+  if (!is_auto) {
+    if (!max_error.is_none())
+      throw py::value_error("max_error applies to precision='auto' only");
+    if (!inputs.is_none()) throw py::value_error("inputs applies to precision='auto' only");
+  } else {
+    if (!max_error.is_none()) {
+      if (py::isinstance<py::bool_>(max_error) ||
+          !(py::isinstance<py::float_>(max_error) || py::isinstance<py::int_>(max_error)))
+        throw py::type_error(fmt::format("max_error: expected a float, got {}",
+                                         type_name(max_error)));
+      request.max_error = max_error.cast<double>();
+      if (!(request.max_error > 0))
+        throw py::value_error(fmt::format("max_error={}: expected a positive fraction of each "
+                                          "output's range",
+                                          request.max_error));
+    }
+    request.inputs = inputs;
+  }
   if (!kiln::compiler::parse_schedule_mode(schedule, &options.schedule))
     throw Error(fmt::format("schedule '{}': expected 'auto' or 'naive'", schedule));
-  std::vector<uint8_t> bytes = compile_model(fspath(model), target, options);
+  std::vector<uint8_t> bytes =
+      compile_model(fspath(model), target, options, is_auto ? &request : nullptr);
   if (output.is_none())
     return py::bytes(reinterpret_cast<const char *>(bytes.data()), bytes.size());
   const std::string out = fspath(output);
@@ -90,6 +190,95 @@ py::object compile(const py::object &model, const std::string &target,
   f.close();
   if (!f) throw Error(fmt::format("{}: cannot write the artifact", out));
   return py::none();
+}
+
+// kiln.quantize: `kiln quantize` (calibrate/quantize_calibration.h), its options as keywords.
+py::dict quantize(const py::object &model, const py::object &output, const std::string &mode,
+                  const py::object &calibrate, const std::string &method, double percentile,
+                  const std::string &activations, const std::string &weights, bool per_tensor,
+                  int64_t block_size, const py::object &op_types, const py::object &exclude) {
+  kiln::onnx_fe::QuantizeOptions o;
+  if (mode == "static") o.mode = kiln::onnx_fe::QuantMode::static_qdq;
+  else if (mode == "dynamic") o.mode = kiln::onnx_fe::QuantMode::dynamic;
+  else if (mode == "weight-only") o.mode = kiln::onnx_fe::QuantMode::weight_only;
+  else
+    throw py::value_error(fmt::format("mode='{}': expected 'static', 'dynamic' or 'weight-only'",
+                                      mode));
+  if (method != "minmax" && method != "percentile")
+    throw py::value_error(fmt::format("method='{}': expected 'minmax' or 'percentile'", method));
+  if (!(percentile > 50 && percentile <= 100))
+    throw py::value_error(fmt::format("percentile={}: expected a value in (50, 100]", percentile));
+  std::optional<kiln::DType> act = kiln::calibrate::parse_quant_type(activations);
+  if (!act || (*act != kiln::DType::u8 && *act != kiln::DType::i8))
+    throw py::value_error(fmt::format("activations='{}': expected 'u8' or 'i8'", activations));
+  std::optional<kiln::DType> w = kiln::calibrate::parse_quant_type(weights);
+  const bool weight_only = o.mode == kiln::onnx_fe::QuantMode::weight_only;
+  if (!w)
+    throw py::value_error(fmt::format("weights='{}': expected 'i8', 'u8' or (mode='weight-only') "
+                                      "'i4'",
+                                      weights));
+  if (weight_only && *w == kiln::DType::u8)
+    throw py::value_error(fmt::format("weights='{}': mode='weight-only' takes 'i8' or 'i4'",
+                                      weights));
+  if (!weight_only && *w == kiln::DType::i4)
+    throw py::value_error(fmt::format("weights='{}': mode='{}' takes 'i8' or 'u8' (int4: "
+                                      "mode='weight-only')",
+                                      weights, mode));
+  if (block_size < 0)
+    throw py::value_error(fmt::format("block_size={}: expected >= 0", block_size));
+  if (block_size > 0 && !weight_only)
+    throw py::value_error(fmt::format("block_size={} needs mode='weight-only'", block_size));
+  o.activations = *act;
+  o.weights = *w;
+  o.per_channel = !per_tensor;
+  o.block_size = block_size;
+  auto names = [](const py::object &v, const char *arg) {
+    std::set<std::string> out;
+    if (py::isinstance<py::str>(v) || !py::isinstance<py::iterable>(v))
+      throw py::type_error(fmt::format("{}: expected a list of str, got {}", arg, type_name(v)));
+    for (const py::handle &e : v) {
+      if (!py::isinstance<py::str>(e))
+        throw py::type_error(fmt::format("{}: expected a list of str, got an element of type {}",
+                                         arg, type_name(e)));
+      out.insert(py::str(e));
+    }
+    return out;
+  };
+  if (!op_types.is_none()) o.op_types = names(op_types, "op_types");
+  if (!exclude.is_none()) o.exclude = names(exclude, "exclude");
+  kiln::calibrate::CalibrationOptions c;
+  c.percentile = method == "percentile";
+  c.percent = percentile;
+  c.missing = "calibrate=DIR (or mode='dynamic' / 'weight-only')";
+  if (!calibrate.is_none()) {
+    if (o.mode != kiln::onnx_fe::QuantMode::static_qdq)
+      throw py::value_error(fmt::format("calibrate applies to mode='static' only, not '{}'",
+                                        mode));
+    c.dir = fspath(calibrate);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(c.dir, ec))
+      throw py::value_error(fmt::format("calibrate='{}': not a folder", c.dir));
+    c.label = fmt::format("calibrate='{}'", c.dir);
+  }
+  const std::string in = fspath(model), out = fspath(output);
+  kiln::Result<kiln::calibrate::QuantizeResult> r = kiln::Status::error("not quantised");
+  {
+    py::gil_scoped_release nogil;
+    r = kiln::calibrate::quantize_model(in, out, o, c);
+  }
+  check(r.status());
+  const kiln::onnx_fe::QuantizeSummary &s = r.value().summary;
+  py::dict d;
+  d["nodes"] = s.nodes;
+  d["weights"] = s.weights;
+  d["activations"] = s.activations;
+  d["weight_bytes_before"] = s.weight_bytes_before;
+  d["weight_bytes_after"] = s.weight_bytes_after;
+  d["opset_from"] = s.opset_from;
+  d["opset_to"] = s.opset_to;
+  d["skipped"] = s.skipped;
+  d["calibration_samples"] = r.value().samples;
+  return d;
 }
 
 std::unique_ptr<Model> load(const py::object &source, const std::string &device) {
@@ -273,12 +462,31 @@ PYBIND11_MODULE(_kiln, m) {
 
   m.def("compile", &compile, py::arg("model"), py::kw_only(), py::arg("target"),
         py::arg("precision") = py::none(), py::arg("output") = py::none(),
-        py::arg("schedule") = "auto",
+        py::arg("schedule") = "auto", py::arg("max_error") = py::none(),
+        py::arg("inputs") = py::none(),
         "Compiles a model file (ONNX, StableHLO .mlir, .tflite, NNEF) for `target` (see "
         "kiln.targets()). precision: None or 'fp32' (the model's dtypes), 'fp16' or 'bf16' "
         "(weights and activations stored in half precision, f32 accumulation, softmax / norms "
-        "/ reductions kept f32, inputs and outputs as declared; as kiln compile --precision). "
+        "/ reductions kept f32, inputs and outputs as declared; as kiln compile --precision), "
+        "or 'auto': fp16 with the nodes that break `max_error` (default 0.01 of each output's "
+        "range) on calibration inputs kept f32, chosen on the reference executor and recorded "
+        "in the artifact (as kiln compile --precision auto --max-error E --input NAME=FILE). "
+        "inputs: {input name: array} for 'auto'; the others get the CLI's seeded random data. "
         "Returns the artifact's bytes, or writes them to `output` and returns None.");
+  m.def("quantize", &quantize, py::arg("model"), py::arg("output"), py::kw_only(),
+        py::arg("mode") = "static", py::arg("calibrate") = py::none(),
+        py::arg("method") = "minmax", py::arg("percentile") = 99.999,
+        py::arg("activations") = "u8", py::arg("weights") = "i8", py::arg("per_tensor") = false,
+        py::arg("block_size") = 0, py::arg("op_types") = py::none(),
+        py::arg("exclude") = py::none(),
+        "Post-training quantisation of an ONNX model into a QDQ ONNX model written to `output` "
+        "(as kiln quantize). mode: 'static' (calibrated activations and weights; calibrate: a "
+        "folder of INPUT.npy files, or one subfolder of them per sample), 'dynamic' (weights; "
+        "activations quantised per call) or 'weight-only' (weights='i8' or 'i4', block_size: "
+        "one scale per block along the reduction axis). method: 'minmax' or 'percentile' "
+        "(percentile: the range kept, in percent). activations: 'u8' or 'i8'; weights: 'i8' or "
+        "'u8'; per_tensor: one weight scale per tensor. op_types (default Conv, MatMul, Gemm) "
+        "and exclude (node names left in float): lists of str. Returns a summary dict.");
   m.def("load", &load, py::arg("artifact"), py::kw_only(), py::arg("device") = "vulkan",
         "Loads an artifact (bytes, or a .kiln file) onto `device` ('vulkan', 'vulkan:N', "
         "'cpu', 'null'); a model file is compiled for the device first. device='cpu-ref' runs "

@@ -57,6 +57,12 @@ std::optional<kiln_dtype> kiln_dtype_of(const py::dtype &dtype) {
   return std::nullopt;
 }
 
+Tensor to_tensor(const py::array &a) {
+  Tensor t(static_cast<DType>(*kiln_dtype_of(a.dtype())), Shape(a.shape(), a.shape() + a.ndim()));
+  if (t.nbytes()) std::memcpy(t.raw_mut(), a.data(), t.nbytes());
+  return t;
+}
+
 std::unique_ptr<Model> Model::from_artifact(const std::string &uri, const void *data,
                                             size_t size) {
   auto m = std::unique_ptr<Model>(new Model());
@@ -163,11 +169,7 @@ std::vector<py::array> Model::run_device(const std::vector<py::array> &inputs) {
 // which the caller's array must not alias).
 std::vector<py::array> Model::run_reference(const std::vector<py::array> &inputs) {
   std::vector<Tensor> in;
-  for (const py::array &a : inputs) {
-    Tensor t(static_cast<DType>(*kiln_dtype_of(a.dtype())), Shape(a.shape(), a.shape() + a.ndim()));
-    if (t.nbytes()) std::memcpy(t.raw_mut(), a.data(), t.nbytes());
-    in.push_back(std::move(t));
-  }
+  for (const py::array &a : inputs) in.push_back(to_tensor(a));
   const Function &f = *reference_->main();
   Result<std::vector<Tensor>> results = Status::error("not run");
   {

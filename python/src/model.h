@@ -43,6 +43,8 @@ struct TensorInfo {
 pybind11::dtype numpy_dtype(kiln_dtype dtype);
 // The kiln dtype of a numpy dtype (native byte order); nullopt when kiln has none.
 std::optional<kiln_dtype> kiln_dtype_of(const pybind11::dtype &dtype);
+// A copy of a C-contiguous array in native byte order whose dtype kiln has (kiln_dtype_of).
+Tensor to_tensor(const pybind11::array &a);
 
 class Model {
 public:

@@ -111,7 +111,7 @@ class Module {
 public:
   std::vector<std::unique_ptr<Function>> functions;
   // Source locations (ONNX node names) of ops that lower-precision leaves in f32 whatever the
-  // policy table says (kiln compile --precision auto fills it: tools/precision_auto.h).
+  // policy table says (--precision auto fills it: calibrate/precision_auto.h).
   std::set<std::string> keep_f32;
   Function *find(std::string_view name) const;
   Function *main() const { return functions.empty() ? nullptr : find("main"); }

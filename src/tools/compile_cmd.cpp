@@ -1,4 +1,5 @@
 // kiln compile (model -> .kiln artifact), kiln devices, kiln validate (device vs reference).
+#include "calibrate/precision_auto.h"
 #include "compiler/compiler.h"
 #include "compiler/lowering/kir_stages.h"
 #include "exec/executor.h"
@@ -7,7 +8,6 @@
 #include "kir/target.h"
 #include "passes/pass.h"
 #include "tools/device_runner.h"
-#include "tools/precision_auto.h"
 #include "tools/progress.h"
 #include "tools/tools.h"
 #include "tools/validate_per_op.h"
@@ -21,11 +21,13 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <random>
 
 namespace kiln::tools {
 
 namespace {
+
+using calibrate::AutoPrecision;
+using calibrate::choose_precision;
 
 struct CompileArgs {
   std::string model, out, target = "vulkan", stats;
@@ -148,21 +150,18 @@ Result<std::vector<Tensor>> model_inputs(const Function &f, const std::vector<st
     if (p == std::string::npos) return Status::error(fmt::format("'{}' is not NAME=FILE", s));
     files[s.substr(0, p)] = s.substr(p + 1);
   }
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < f.body.params.size(); ++i) {
-    const Value *p = f.body.params[i];
-    auto it = files.find(p->name);
-    if (it != files.end()) {
+  std::map<std::string, Tensor> given;
+  for (const Value *p : f.body.params)
+    if (auto it = files.find(p->name); it != files.end()) {
       KILN_ASSIGN(Tensor t, load_tensor_file(it->second));
-      inputs.push_back(std::move(t));
-    } else {
-      if (!p->type.is_static())
-        return Status::error(fmt::format("input '{}' has a dynamic shape; pass --input", p->name));
-      inputs.push_back(random_input(p->type, 1234 + static_cast<uint32_t>(i)));
-      fmt::print("input '{}': seeded random {}\n", p->name, p->type.str());
+      given.emplace(p->name, std::move(t));
     }
-  }
-  KILN_TRY(check_inputs(f, inputs));
+  std::vector<std::string> seeded;
+  KILN_ASSIGN(std::vector<Tensor> inputs,
+              calibrate::seeded_inputs(f, std::move(given), "pass --input", &seeded));
+  for (const std::string &name : seeded)
+    for (const Value *p : f.body.params)
+      if (p->name == name) fmt::print("input '{}': seeded random {}\n", name, p->type.str());
   return inputs;
 }
 
@@ -345,20 +344,6 @@ struct ValidateArgs {
   double max_error = 1e-2;
 };
 
-} // namespace
-
-Tensor random_input(const TensorType &t, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Tensor x(t.dtype, t.dims);
-  std::uniform_real_distribution<double> uf(-1.0, 1.0);
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    if (is_float(t.dtype)) x.set_f64(i, uf(rng));
-    else x.set_i64(i, static_cast<int64_t>(rng() % (is_bool(t.dtype) ? 2 : 4)));
-  }
-  return x;
-}
-
-namespace {
 
 Status validate(const ValidateArgs &a) {
   if (a.per_op && a.device == "cpu-ref")

@@ -1,5 +1,6 @@
-// kiln compile --precision auto --max-error E: which nodes stay in f32 so that a model lowered
-// to fp16 meets an error budget on calibration inputs.
+// kiln compile --precision auto --max-error E (and kiln.compile(precision='auto') in Python):
+// which nodes stay in f32 so that a model lowered to fp16 meets an error budget on calibration
+// inputs.
 #pragma once
 
 #include "ir/graph.h"
@@ -9,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::tools {
+namespace kiln::calibrate {
 
 struct AutoPrecision {
   std::set<std::string> f32_nodes;   // kept in f32 (Module::keep_f32): source node names
@@ -30,4 +31,4 @@ struct AutoPrecision {
 Result<AutoPrecision> choose_precision(const std::string &model, const std::vector<Tensor> &inputs,
                                        double max_error, const std::vector<std::string> &passes);
 
-} // namespace kiln::tools
+} // namespace kiln::calibrate

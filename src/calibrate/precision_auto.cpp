@@ -1,48 +1,17 @@
-// kiln compile --precision auto: the search for the nodes kept in f32 (precision_auto.h).
-#include "tools/precision_auto.h"
+// --precision auto: the search for the nodes kept in f32 (precision_auto.h).
+#include "calibrate/precision_auto.h"
 
+#include "calibrate/reference.h"
 #include "exec/executor.h"
 #include "frontend/model_import.h"
 #include "passes/pass.h"
-#include "tools/tools.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <unordered_map>
 
-namespace kiln::tools {
-
-Result<ValuesRun> run_with_values(Module &m, const std::vector<Tensor> &inputs,
-                                  const std::vector<std::string> &names) {
-  Graph &g = m.main()->body;
-  std::unordered_map<std::string, Value *> by_name;
-  for (const auto &op : g.ops)
-    for (Value *r : op->results)
-      if (!r->name.empty() && op->name() != "kiln.constant") by_name.emplace(r->name, r);
-  const size_t n_out = g.results.size();
-  ValuesRun run;
-  std::vector<int> at;
-  for (const std::string &n : names) {
-    auto it = by_name.find(n);
-    run.found.push_back(it == by_name.end() ? nullptr : it->second);
-    if (it == by_name.end()) {
-      at.push_back(-1);
-      continue;
-    }
-    at.push_back(static_cast<int>(g.results.size()));
-    g.results.push_back(it->second);
-  }
-  auto ran = execute(*m.main(), inputs);
-  g.results.resize(n_out); // the module as it was, whatever happened
-  if (!ran) return ran.status();
-  const std::vector<Tensor> &all = ran.value();
-  run.outputs.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n_out));
-  for (int a : at)
-    run.values.push_back(a < 0 ? std::nullopt
-                               : std::optional<Tensor>(all[static_cast<size_t>(a)]));
-  return run;
-}
+namespace kiln::calibrate {
 
 namespace {
 
@@ -124,4 +93,4 @@ Result<AutoPrecision> choose_precision(const std::string &model, const std::vect
   }
 }
 
-} // namespace kiln::tools
+} // namespace kiln::calibrate
