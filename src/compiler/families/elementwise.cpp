@@ -2,6 +2,7 @@
 // element; operand indices come from constant-stride index math.
 #include "compiler/lowering/float_math.h"
 #include "compiler/lowering/lower.h"
+#include "compiler/families/kernel_helpers.h"
 #include "compiler/families/narrow_encode.h"
 #include "support/narrow.h"
 
@@ -317,6 +318,9 @@ bool is_binary(std::string_view name) {
 bool is_epilogue_op(const Op &op) {
   const std::string_view name = op.name();
   if (name.substr(0, 5) != "kiln.") return false;
+  // A QDQ model's QuantizeLinear / DequantizeLinear pairs (per tensor, 8-bit): fused, the
+  // producer stores the dequantised value and the 8-bit tensor is never written.
+  if (helpers::qdq_epilogue_op(op)) return true;
   const std::string_view n = name.substr(5);
   if (op.results.size() != 1) return false;
   if (op.operands.size() == 1) return find_unary(n) != nullptr;
@@ -326,6 +330,14 @@ bool is_epilogue_op(const Op &op) {
 
 Result<Expr> elementwise_expr(const Op &op, const std::vector<Expr> &operands) {
   const std::string_view n = op.name().substr(5);
+  if (helpers::qdq_epilogue_op(op)) {
+    const Expr zp = operands.size() > 2 ? operands[2] : Expr();
+    if (n == "quantize_linear") {
+      KILN_ASSIGN(ScalarType to, scalar_type(op, op.results[0]->type.dtype));
+      return helpers::quantize_expr(operands[0], operands[1], zp, to);
+    }
+    return helpers::dequantize_expr(operands[0], operands[1], zp);
+  }
   if (operands.size() == 1)
     if (const UnaryDef *d = find_unary(n)) return unary_expr(op, *d, operands[0]);
   if (operands.size() == 2 && is_binary(n)) return binary_expr(op, n, operands[0], operands[1]);

@@ -22,6 +22,15 @@ kir::ScalarType float_acc(kir::ScalarType t);
 // the reference's round_saturate. Works in the float type of `v` (f32 or f64).
 kir::Expr round_saturate(const kir::Expr &v, kir::ScalarType to);
 
+// Per-tensor 8-bit kiln.quantize_linear / kiln.dequantize_linear of f32 values with f32 scales
+// as an expression (quantize.cpp): what their own kernels compute for that case, so that the
+// fused epilogue (qdq_epilogue_op) and the kernel agree bit for bit. `zp` may be undefined.
+kir::Expr quantize_expr(const kir::Expr &x, const kir::Expr &scale, const kir::Expr &zp,
+                        kir::ScalarType to);
+kir::Expr dequantize_expr(const kir::Expr &q, const kir::Expr &scale, const kir::Expr &zp);
+// Whether `op` is such a quantize / dequantize (the fusable case).
+bool qdq_epilogue_op(const Op &op);
+
 // The requantisation multiplier s1 * s2 / s3 of kiln.qlinear_matmul / kiln.qlinear_conv,
 // rounded as the reference's requant_multiplier (src/ops/nn_quant_linear.cpp): computed in the
 // scales' type `st` (f16 rounded through f32 where the target has f16 arithmetic, f32, f64),

@@ -94,6 +94,39 @@ Status lower_quantize_narrow_float(LowerCtx &c, const Op &op) {
   });
 }
 
+} // namespace
+
+Expr quantize_expr(const Expr &x, const Expr &scale, const Expr &zp, ScalarType to) {
+  Expr q = cast(ScalarType::f32, call(Intrinsic::round_even, {call(Intrinsic::div_exact, {x, scale})}));
+  if (zp.defined()) q = q + cast(ScalarType::f32, zp);
+  return round_saturate(q, to);
+}
+
+Expr dequantize_expr(const Expr &q, const Expr &scale, const Expr &zp) {
+  Expr d = cast(ScalarType::i32, q);
+  if (zp.defined()) d = d - cast(ScalarType::i32, zp);
+  return cast(ScalarType::f32, d) * scale;
+}
+
+bool qdq_epilogue_op(const Op &op) {
+  const bool q = op.name() == "kiln.quantize_linear", dq = op.name() == "kiln.dequantize_linear";
+  if ((!q && !dq) || op.results.size() != 1 || op.operands.size() < 2 || op.operands.size() > 3)
+    return false;
+  for (const Value *v : op.operands)
+    if (!v) return false;
+  const DType f = q ? op.operands[0]->type.dtype : op.results[0]->type.dtype;
+  const DType i = q ? op.results[0]->type.dtype : op.operands[0]->type.dtype;
+  if (f != DType::f32 || op.operands[1]->type.dtype != DType::f32 ||
+      (i != DType::i8 && i != DType::u8))
+    return false;
+  for (size_t k = 1; k < op.operands.size(); ++k)
+    if (!op.operands[k]->type.is_static() || shape_numel(op.operands[k]->type.dims) != 1)
+      return false;
+  return op.attr_int("block_size", 0) == 0;
+}
+
+namespace {
+
 Status lower_quantize(LowerCtx &c, const Op &op) {
   if (is_narrow_float(op.results[0]->type.dtype)) return lower_quantize_narrow_float(c, op);
   const Value *xv = op.operands[0], *sv = op.operands[1];
@@ -121,10 +154,17 @@ Status lower_quantize(LowerCtx &c, const Op &op) {
     Expr kv = def(g, s, "k", k);
     Expr xval = X.elem == ScalarType::i32 ? cast(dt, cast(ScalarType::f64, load(X, i)))
                                           : cast(dt, load(X, i));
+    const DType yd = op.results[0]->type.dtype;
+    if (qdq_epilogue_op(op)) { // the expression a fused epilogue computes, bit for bit
+      // Through GridKernel::store: a fused DequantizeLinear after it applies there.
+      KILN_ASSIGN(Stmt st, g.store(Y, i, quantize_expr(xval, load(S, kv),
+                                                        Z.index >= 0 ? load(Z, kv) : Expr(), Y.elem)));
+      s.push_back(st);
+      return block(s);
+    }
     Expr q = cast(rt, call(Intrinsic::round_even,
                            {call(Intrinsic::div_exact, {xval, cast(dt, load(S, kv))})}));
     if (Z.index >= 0) q = q + cast(rt, load(Z, kv));
-    const DType yd = op.results[0]->type.dtype;
     if (is_narrow_int(yd)) { // held as i8 / u8: clamp to the narrow range first (NaN stays)
       const Expr lo = make_const(rt, static_cast<double>(int_lowest(yd)));
       const Expr hi = make_const(rt, static_cast<double>(int_highest(yd)));
@@ -172,6 +212,12 @@ Status lower_dequantize(LowerCtx &c, const Op &op) {
     KILN_ASSIGN(Expr k, scale_index(op, xd, sv->type.dims, i));
     std::vector<Stmt> s;
     Expr kv = def(g, s, "k", k);
+    if (qdq_epilogue_op(op)) { // the expression a fused epilogue computes, bit for bit
+      KILN_ASSIGN(Stmt st, g.store(Y, i, dequantize_expr(load(X, i), load(S, kv),
+                                                          Z.index >= 0 ? load(Z, kv) : Expr())));
+      s.push_back(st);
+      return block(s);
+    }
     Expr q = cast(it, load(X, i));
     if (Z.index >= 0) q = q - cast(it, load(Z, kv));
     s.push_back(store(Y, i, cast(Y.elem, cast(at, q) * cast(at, load(S, kv)))));
