@@ -188,8 +188,12 @@ TEST(WindowTable, PicksByTargetAndShape) {
   EXPECT_EQ(pick(*lp, ScheduleMode::naive, 56, 9, true).strategy, WindowStrategy::naive);
   EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 56, 81, true).strategy, WindowStrategy::naive);
   EXPECT_EQ(pick(*lp, ScheduleMode::automatic, 1, 9, true).strategy, WindowStrategy::naive);
-  // No NVIDIA or portable rows (unmeasured there).
-  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 56, 9, true).strategy, WindowStrategy::naive);
+  // NVIDIA (measured on an H100, bench/RESULTS.md): depthwise R = 4 with interior blocks
+  // unguarded; its pools and the portable target keep the naive kernels.
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 56, 9, true).strategy, WindowStrategy::window_rows);
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 56, 9, true).rows, 4u);
+  EXPECT_TRUE(pick(*nv, ScheduleMode::automatic, 56, 9, true).hoist);
+  EXPECT_EQ(pick(*nv, ScheduleMode::automatic, 56, 9, false).strategy, WindowStrategy::naive);
   EXPECT_EQ(pick(*portable, ScheduleMode::automatic, 56, 9, false).strategy,
             WindowStrategy::naive);
   compiler::WindowSchedule o;
@@ -198,10 +202,11 @@ TEST(WindowTable, PicksByTargetAndShape) {
   EXPECT_EQ(
       compiler::pick_window(*nv, ScheduleMode::automatic, {4, 1, 20, 81, true}, &o).strategy,
       WindowStrategy::naive);
-  // Without `!` an override only replaces the table's non-naive choices.
+  // Without `!` an override only replaces the table's non-naive choices (an NVIDIA pool).
   ASSERT_TRUE(compiler::parse_window_override("window_rows:5", &o));
-  EXPECT_EQ(compiler::pick_window(*nv, ScheduleMode::automatic, {4, 1, 20, 9, true}, &o).strategy,
+  EXPECT_EQ(compiler::pick_window(*nv, ScheduleMode::automatic, {4, 1, 20, 9, false}, &o).strategy,
             WindowStrategy::naive);
+  EXPECT_EQ(compiler::pick_window(*nv, ScheduleMode::automatic, {4, 1, 20, 9, true}, &o).rows, 5u);
   ASSERT_TRUE(compiler::parse_window_override("window_rows:6:guarded!", &o));
   EXPECT_EQ(o.rows, 6u);
   EXPECT_FALSE(o.hoist);

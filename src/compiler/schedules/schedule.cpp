@@ -441,12 +441,16 @@ struct WindowRow {
 // body: hoisted was 1.2-1.5x slower than guarded at the same R); R = 8 for depthwise
 // convolutions (mobilenet_v2's depthwise kernels 1.7x faster than R = 4, 2-3x faster than
 // naive), R = 4 for pools (squeezenet's stride-2 max pools: R = 8 slower than R = 4, whose 9
-// columns and 4 accumulators per row fit llvmpipe's registers). NVIDIA and the portable target
-// have no row: unmeasured there, so they keep the naive kernels. The cpu target (subgroup 1,
+// columns and 4 accumulators per row fit llvmpipe's registers). NVIDIA (subgroup 32):
+// depthwise convolutions R = 4, interior blocks unguarded (mobilenet_v2 batch 32 fp16 on an H100,
+// same run: 1.773 -> 1.420 ms per call, R = 2: 1.494; bench/RESULTS.md 2026-12-07); its pools
+// measured even (resnet50's one max pool) and keep the naive kernels, as does the portable
+// target (unmeasured). The cpu target (subgroup 1,
 // the C backend) takes R = 8 with interior blocks unguarded for both: mobilenet_v2 on one
 // thread 72 -> 30 ms (R = 4: 32 ms; R = 4 guarded: 45 ms), squeezenet's max pools 2.8x faster
 // than naive (bench/RESULTS.md).
-constexpr std::array<WindowRow, 4> kWindowTable{{
+constexpr std::array<WindowRow, 5> kWindowTable{{
+    {"nvidia-depthwise", 32, true, 4, 4, true},
     {"lavapipe-depthwise", 8, true, 4, 8, false},
     {"lavapipe-pool", 8, false, 4, 4, false},
     {"cpu-depthwise", 1, true, 4, 8, true},
