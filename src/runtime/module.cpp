@@ -220,6 +220,28 @@ Status Module::create(const DriverVtable &driver, DeviceState *device, const Pro
   return {};
 }
 
+// One command into `list`, its buffers those of frame `f` (nullptr: the init commands, which
+// bind constants only).
+Status Module::record_command(CommandState *list, const Frame *f, const Command &c,
+                              std::vector<Binding> &bindings) {
+  const DriverVtable &d = *driver_;
+  auto buffer = [&](const BufferRef &ref) { return f ? buffer_of(*f, ref) : constants_; };
+  if (c.kind == KILN_COMMAND_COPY)
+    return d.command.copy(device_, list, buffer(c.src), c.src.offset, buffer(c.dst), c.dst.offset,
+                          c.src.size);
+  bindings.clear();
+  for (const BufferRef &b : c.bindings)
+    bindings.push_back(Binding{buffer(b), b.offset, b.size});
+  Dispatch dispatch;
+  dispatch.executable = executables_[c.executable];
+  dispatch.bindings = bindings.data();
+  dispatch.binding_count = bindings.size();
+  dispatch.push_constants = c.push_constants.data();
+  dispatch.push_constant_bytes = uint32_t(c.push_constants.size());
+  dispatch.workgroups = c.workgroups;
+  return d.command.dispatch(device_, list, dispatch);
+}
+
 // The init commands, once: every binding is a constant (the verifier checked), each command
 // after a barrier.
 Status Module::run_init() {
@@ -239,22 +261,7 @@ Status Module::run_init() {
   std::vector<Binding> bindings;
   for (const Command &c : commands) {
     KILN_RT_TRY(d.command.barrier(device_, list.list));
-    if (c.kind == KILN_COMMAND_COPY) {
-      KILN_RT_TRY(d.command.copy(device_, list.list, constants_, c.src.offset, constants_,
-                                 c.dst.offset, c.src.size));
-      continue;
-    }
-    bindings.clear();
-    for (const BufferRef &b : c.bindings)
-      bindings.push_back(Binding{constants_, b.offset, b.size});
-    Dispatch dispatch;
-    dispatch.executable = executables_[c.executable];
-    dispatch.bindings = bindings.data();
-    dispatch.binding_count = bindings.size();
-    dispatch.push_constants = c.push_constants.data();
-    dispatch.push_constant_bytes = uint32_t(c.push_constants.size());
-    dispatch.workgroups = c.workgroups;
-    KILN_RT_TRY(d.command.dispatch(device_, list.list, dispatch));
+    KILN_RT_TRY(record_command(list.list, nullptr, c, bindings));
   }
   KILN_RT_TRY(d.command.barrier(device_, list.list));
   KILN_RT_TRY(d.command.end(device_, list.list));
@@ -379,22 +386,7 @@ Status Module::record(Frame &f) {
       if (f.step_timers == 1)
         KILN_RT_TRY(d.command.timer(device_, list, uint32_t(i), false));
     }
-    if (c.kind == KILN_COMMAND_COPY) {
-      KILN_RT_TRY(d.command.copy(device_, list, buffer_of(f, c.src), c.src.offset,
-                                 buffer_of(f, c.dst), c.dst.offset, c.src.size));
-    } else {
-      bindings.clear();
-      for (const BufferRef &b : c.bindings)
-        bindings.push_back(Binding{buffer_of(f, b), b.offset, b.size});
-      Dispatch dispatch;
-      dispatch.executable = executables_[c.executable];
-      dispatch.bindings = bindings.data();
-      dispatch.binding_count = bindings.size();
-      dispatch.push_constants = c.push_constants.data();
-      dispatch.push_constant_bytes = uint32_t(c.push_constants.size());
-      dispatch.workgroups = c.workgroups;
-      KILN_RT_TRY(d.command.dispatch(device_, list, dispatch));
-    }
+    KILN_RT_TRY(record_command(list, &f, c, bindings));
     if (f.step_timers == 1 && (i + 1 == commands.size() || commands[i + 1].waits))
       KILN_RT_TRY(d.command.timer(device_, list, uint32_t(step), true));
   }

@@ -71,6 +71,8 @@ private:
   Status record(Frame &f);
   // Runs Program::init_commands once, at load (they fill the derived constants).
   Status run_init();
+  Status record_command(CommandState *list, const Frame *f, const Command &c,
+                        std::vector<Binding> &bindings);
   void destroy_frame(Frame *f);
   Status acquire(Frame **out);
   void release(Frame *f);
