@@ -614,7 +614,8 @@ def corrupt(src, dst, kind):
     buf = bytearray(open(src, 'rb').read())
     root = struct.unpack_from('<I', buf, 0)[0]
     # Model fields: 0 schema_version, 1 producer, 2 target, 3 inputs, 4 outputs, 5 constants,
-    # 6 constant_data, 7 executables, 8 commands, 9 arena_bytes.
+    # 6 constant_data, 7 executables, 8 commands, 9 arena_bytes, 10 native_library,
+    # 11 precision, 12 init_commands, 13 derived_bytes.
     if kind == 'truncate':
         buf = buf[:len(buf) // 2]
     elif kind == 'header':
@@ -646,6 +647,13 @@ def corrupt(src, dst, kind):
         if pos is None:
             raise SystemExit('artifact has no arena_bytes field')
         struct.pack_into('<Q', buf, pos, 1 << 62)
+    elif kind in ('derived-huge', 'derived-small'):
+        # An artifact with init commands: its derived bytes absurd, or too few for its derived
+        # constants.
+        pos = fb_field(buf, root, 13)
+        if pos is None:
+            raise SystemExit('artifact has no derived_bytes field')
+        struct.pack_into('<Q', buf, pos, (1 << 62) if kind == 'derived-huge' else 64)
     elif kind == 'input-dim-huge':
         sigs = fb_deref(buf, fb_field(buf, root, 3))
         sig = fb_deref(buf, sigs + 4)
