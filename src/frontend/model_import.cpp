@@ -4,6 +4,7 @@
 #include "frontend/onnx/importer.h"
 #include "frontend/stablehlo/importer.h"
 #include "frontend/tflite/importer.h"
+#include "passes/pass.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -46,6 +47,8 @@ Result<std::unique_ptr<Module>> import_model(const std::string &path) {
     return Status::error(fmt::format("{}: the model has no outputs: a model must declare at "
                                      "least one output to compute",
                                      path));
+  // Quantised groups run as integer ops on every device, cpu-ref included (passes/fuse_qdq.cpp).
+  KILN_TRY(run_fuse_qdq(*module).with_context(path));
   return module;
 }
 

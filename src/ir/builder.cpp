@@ -50,8 +50,11 @@ Result<std::vector<Value *>> Builder::create_with_regions(
     return Status::error(fmt::format("{}: gives {} results, {} expected", op->describe(),
                                      types.size(), num_results));
 
-  // Fold when every operand is a constant and the results are small.
-  bool foldable = def->foldable && def->eval && op->regions.empty() && !op->operands.empty();
+  // Fold when every operand is a constant and the results are small. DequantizeLinear stays:
+  // passes/fuse_qdq.cpp needs the quantised weights of a QDQ group (fold-constants folds what
+  // is left when a model is compiled).
+  bool foldable = def->foldable && def->eval && op->regions.empty() && !op->operands.empty() &&
+                  def->name != "kiln.dequantize_linear";
   for (Value *v : op->operands)
     if (v && !constant_value(v)) foldable = false;
   for (auto &t : types)

@@ -264,9 +264,12 @@ std::string_view precision_name(Precision p) {
 
 std::vector<std::string> precision_pipeline(Precision p) {
   std::vector<std::string> names = default_pipeline();
-  if (p == Precision::fp32) return names;
-  names.push_back(p == Precision::fp16 ? "lower-precision-fp16" : "lower-precision-bf16");
-  names.push_back("dce");
+  if (p != Precision::fp32) {
+    names.push_back(p == Precision::fp16 ? "lower-precision-fp16" : "lower-precision-bf16");
+    names.push_back("dce");
+  }
+  // Last: the f32 contractions it builds must stay f32 (expand_qlinear.cpp).
+  names.push_back("expand-qlinear");
   return names;
 }
 

@@ -29,6 +29,8 @@ Status run_fold_constants(Module &m); // fold_constants.cpp
 Status run_canonicalize(Module &m);   // canonicalize.cpp
 Status run_cse(Module &m);            // cse.cpp
 Status run_fold_batch_norm(Module &m); // fold_batch_norm.cpp
+Status run_fuse_qdq(Module &m);        // fuse_qdq.cpp (run by frontend::import_model)
+Status run_expand_qlinear(Module &m); // expand_qlinear.cpp (last in target_pipeline)
 Status run_lower_precision_fp16(Module &m); // lower_precision.cpp
 Status run_lower_precision_bf16(Module &m); // lower_precision.cpp
 
@@ -46,7 +48,8 @@ enum class PrecisionPolicy { half, f32 };
 PrecisionPolicy precision_policy(std::string_view op);
 std::string_view precision_policy_reason(std::string_view op);
 std::vector<std::string_view> precision_policy_ops(); // every op the table lists, in its order
-// default_pipeline(), then for fp16 / bf16 lower-precision-fp16|bf16 and dce. Independent of
+// default_pipeline(), then for fp16 / bf16 lower-precision-fp16|bf16 and dce, then
+// expand-qlinear. Independent of
 // the target: a compilation for a target runs target_pipeline(target, p) (compiler/compiler.h),
 // this less the passes the target is better without (fuse-attention on the cpu targets).
 std::vector<std::string> precision_pipeline(Precision p);

@@ -10,6 +10,8 @@ NAME.onnx, NAME.in.INPUT.npy and NAME.out.OUTPUT.npy (kiln's naming for models w
   squeezenet1_1_qdq_s8c  static QDQ, int8 activations, per-channel int8 weights (MinMax)
   squeezenet1_1_qdq_u8   static QDQ, uint8 activations and weights, per tensor (MinMax)
   mobilenet_v2_qdq_s8c   as squeezenet1_1_qdq_s8c (int8 speed figures)
+  mobilenet_v2_qdq_u8s8c static QDQ, uint8 activations, per-channel int8 weights (ORT's usual
+                         choice on x86)
   bert_tiny_dyn_s8       dynamic quantisation (DynamicQuantizeLinear + MatMulInteger)
   bert_tiny_w4           weight-only int4: DequantizeLinear with block_size 32 on the MatMul
                          weights (QDQ format, symmetric)
@@ -105,6 +107,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--only", action="append", default=[], help="write only this model (repeatable)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     print("onnxruntime", ort.__version__, "onnx", onnx.__version__)
@@ -115,9 +118,13 @@ def main():
                                                     False, q.QuantType.QUInt8, q.QuantType.QUInt8)),
         ("mobilenet_v2_qdq_s8c", lambda: static_cnn(a.models, a.out, "mobilenet_v2", "mobilenet_v2_qdq_s8c",
                                                     True, q.QuantType.QInt8, q.QuantType.QInt8)),
+        ("mobilenet_v2_qdq_u8s8c", lambda: static_cnn(a.models, a.out, "mobilenet_v2", "mobilenet_v2_qdq_u8s8c",
+                                                      True, q.QuantType.QUInt8, q.QuantType.QInt8)),
         ("bert_tiny_dyn_s8", lambda: bert_dynamic(a.models, a.out)),
         ("bert_tiny_w4", lambda: bert_w4(a.models, a.out)),
     ]
+    if a.only:
+        jobs = [j for j in jobs if j[0] in a.only]
     failed = 0
     for name, job in jobs:
         try:

@@ -46,6 +46,13 @@ Result<Stmt> window_loops(GridKernel &g, const nn::Window &w, const std::vector<
 
 namespace {
 
+// The coordinates (image, channel, spatial...) of an output element, for GridKernel::store.
+std::vector<Expr> out_coords(const Expr &img, const Expr &ch, const std::vector<Expr> &spatial) {
+  std::vector<Expr> c{img, ch};
+  c.insert(c.end(), spatial.begin(), spatial.end());
+  return c;
+}
+
 // The contraction of a convolution: z = image * G + group, m = output channel within the
 // group, n = flat output position, k = (input channel within the group, kernel offsets...).
 // Ungrouped convolutions of several images fold the images into N instead (z = 0, n = image *
@@ -288,7 +295,8 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
       if (s.wide[r] != w.out[r]) valid = valid.defined() ? logical_and(valid, o[r] < w.out[r])
                                                          : o[r] < w.out[r];
     Expr v = B.index >= 0 ? acc + load(B, m) : acc;
-    KILN_ASSIGN(Stmt st, g.store(Y, (z * M + m) * out_size + flatten(o, Shape(w.out)), v));
+    KILN_ASSIGN(Stmt st, g.store(Y, (z * M + m) * out_size + flatten(o, Shape(w.out)), v,
+                                 out_coords(z, m, o)));
     return valid.defined() ? if_then(valid, st) : st;
   };
   d.store_n_outer = false;
@@ -307,7 +315,9 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
         valid = valid.defined() ? logical_and(valid, o[r] < outer_out[r]) : o[r] < outer_out[r];
     Expr v = B.index >= 0 ? acc + load(B, m) : acc;
     const Expr at = flatten(o, outer_out) * w.out[rank - 1] + col;
-    KILN_ASSIGN(Stmt st, g.store(Y, (z * M + m) * out_size + at, v));
+    std::vector<Expr> oc = o;
+    oc.push_back(col);
+    KILN_ASSIGN(Stmt st, g.store(Y, (z * M + m) * out_size + at, v, out_coords(z, m, oc)));
     return valid.defined() ? if_then(valid, st) : st;
   };
   KILN_TRY(emit_contraction(g, d, sched));
@@ -411,7 +421,7 @@ Result<bool> lower_conv_im2col(LowerCtx &c, const Op &op, const nn::Window &w) {
   };
   d.store = [&](const Expr &z, const Expr &m, const Expr &n, const Expr &acc) -> Result<Stmt> {
     Expr v = B.index >= 0 ? acc + load(B, m) : acc;
-    return g.store(Y, (z * M + m) * out_size + n, v);
+    return g.store(Y, (z * M + m) * out_size + n, v, out_coords(z, m, unflatten(n, Shape(w.out))));
   };
   KILN_TRY(emit_contraction(g, d, sched));
   return true;
@@ -436,8 +446,9 @@ Status depthwise_window(LowerCtx &c, const Op &op, const nn::Window &w,
   d.init = [B, at, C](const Expr &p) {
     return B.index >= 0 ? cast(at, load(B, p % C)) : make_const(at, 0);
   };
-  d.store = [&g, Y, out_size](const Expr &p, const Expr &pos, const Expr &v) {
-    return g.store(Y, p * out_size + pos, cast(Y.elem, v));
+  d.store = [&g, Y, out_size, C, w](const Expr &p, const Expr &pos, const Expr &v) {
+    return g.store(Y, p * out_size + pos, cast(Y.elem, v),
+                   out_coords(p / C, p % C, unflatten(pos, Shape(w.out))));
   };
   return emit_window(g, d, ws);
 }
@@ -513,7 +524,8 @@ Status lower_conv(LowerCtx &c, const Op &op) {
       Expr img = fold ? n / out_size : G == 1 ? z : z / G;
       Expr pos = fold ? n % out_size : n;
       Expr v = B.index >= 0 ? acc + cast(at, load(B, oc)) : acc;
-      return g.store(Y, (img * M + oc) * out_size + pos, cast(Y.elem, v));
+      return g.store(Y, (img * M + oc) * out_size + pos, cast(Y.elem, v),
+                     out_coords(img, oc, unflatten(pos, Shape(w.out))));
     };
     return emit_contraction(g, def, sched);
   }

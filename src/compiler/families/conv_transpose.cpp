@@ -233,8 +233,8 @@ Status lower_qlinear_conv(LowerCtx &c, const Op &op) {
   const Shape &yd = op.results[0]->type.dims;
   KILN_ASSIGN(nn::Window w, int_conv_window(op, ic.x->type.dims, ic.w->type.dims, yd));
   const int64_t M = yd[1];
-  // acc * multiplier in f64 where the device has it (the reference multiplies in double).
-  const ScalarType at = c.target().float64 ? ScalarType::f64 : ScalarType::f32;
+  const bool f32r = op.attr_str("requant", "f64") == "f32";
+  const ScalarType at = requant_type(c, f32r);
   GridKernel g(c, op, "qlinear_conv");
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
   return g.finish(shape_numel(yd), [&](Expr i) {
@@ -253,8 +253,7 @@ Status lower_qlinear_conv(LowerCtx &c, const Op &op) {
       KILN_ASSIGN(Expr ys, scale_param(op, g, o[6], 1, i32(0), mt));
       KILN_ASSIGN(Expr yz, scale_param(op, g, o[7], 1, i32(0), at));
       Expr real = cast(at, sa.second) * cast(at, requant_multiplier(c, st, xs, ws, ys));
-      Expr q = call(Intrinsic::round_even, {real + yz});
-      sa.first.push_back(store(Y, i, round_saturate(q, Y.elem)));
+      sa.first.push_back(store(Y, i, round_saturate(requantize(real, yz, f32r), Y.elem)));
       return block(sa.first);
     });
   });

@@ -40,6 +40,12 @@ kir::Expr requant_multiplier(const LowerCtx &c, kir::ScalarType st, const kir::E
                              const kir::Expr &s2, const kir::Expr &s3);
 // The scalar type requant_multiplier rounds in for scales of dtype `t`.
 kir::ScalarType scale_type(DType t);
+// The type the accumulator is requantised in: f32 for the `requant = "f32"` attribute (ONNX
+// Runtime's), else f64 where the target has it (the reference's). Defined in quantize.cpp.
+kir::ScalarType requant_type(const LowerCtx &c, bool f32);
+// The requantised value of real = acc * multiplier (of requant_type) before saturation:
+// round_even(real) + zp for "f32" (zero point after rounding), round_even(real + zp) otherwise.
+kir::Expr requantize(const kir::Expr &real, const kir::Expr &zp, bool f32);
 
 // The buffers of a convolution-like op (operands x, w and an optional bias, result y), bound
 // on `g` in that order; B.index is -1 without a bias.

@@ -350,8 +350,8 @@ Status lower_qlinear_matmul(LowerCtx &c, const Op &op) {
   IntMatmul im{o[0], o[3], o[2], o[5]};
   const Shape &yd = op.results[0]->type.dims;
   KILN_ASSIGN(MatDims d, mat_dims(op, im.a->type.dims, im.b->type.dims, yd));
-  // acc * multiplier in f64 where the device has it (the reference multiplies in double).
-  const ScalarType at = c.target().float64 ? ScalarType::f64 : ScalarType::f32;
+  const bool f32r = op.attr_str("requant", "f64") == "f32";
+  const ScalarType at = requant_type(c, f32r);
   GridKernel g(c, op, "qlinear_matmul");
   KILN_ASSIGN(BufferVar Y, g.out(op.results[0]));
   return g.finish(shape_numel(yd), [&](Expr i) {
@@ -365,7 +365,7 @@ Status lower_qlinear_matmul(LowerCtx &c, const Op &op) {
       KILN_ASSIGN(Expr ys, param(op, g, o[6], d.N, n, mt));
       KILN_ASSIGN(Expr yz, param(op, g, o[7], d.N, n, at));
       Expr real = cast(at, sa.second) * cast(at, requant_multiplier(c, st, ra, rb, ys));
-      sa.first.push_back(store(Y, i, round_saturate(call(Intrinsic::round_even, {real + yz}), Y.elem)));
+      sa.first.push_back(store(Y, i, round_saturate(requantize(real, yz, f32r), Y.elem)));
       return block(sa.first);
     });
   });
@@ -384,6 +384,15 @@ Expr requant_multiplier(const LowerCtx &c, ScalarType st, const Expr &s1, const 
                                                         : v;
   };
   return round(call(Intrinsic::div_exact, {round(s1 * s2), s3}));
+}
+
+ScalarType requant_type(const LowerCtx &c, bool f32) {
+  // acc * multiplier in f64 where the device has it (the reference multiplies in double).
+  return !f32 && c.target().float64 ? ScalarType::f64 : ScalarType::f32;
+}
+
+Expr requantize(const Expr &real, const Expr &zp, bool f32) {
+  return f32 ? call(Intrinsic::round_even, {real}) + zp : call(Intrinsic::round_even, {real + zp});
 }
 
 } // namespace kiln::compiler::helpers

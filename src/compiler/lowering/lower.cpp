@@ -246,7 +246,8 @@ Expr moved_index(const Epilogue &e, Expr i) {
 
 } // namespace
 
-Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v) {
+Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v,
+                               std::vector<Expr> coords) {
   auto it = epi_.find(o.index);
   if (it == epi_.end()) return kir::store(o, i, v);
   const BoundEpilogue &be = it->second;
@@ -255,7 +256,19 @@ Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v) {
     KILN_ASSIGN(Stmt s, store(o, iv, std::move(v)));
     return let(iv, i, s);
   }
-  auto apply = [&](const std::vector<Expr> &cs) -> Result<Stmt> {
+  // Each step's value is bound to a variable before the next step reads it: steps use their
+  // operand several times (a clip's NaN checks and bounds, a quantisation's saturation), and
+  // substituting expressions grew a chain of n such steps to ~6^n nodes (a requantised conv
+  // followed by DequantizeLinear -> Clip -> QuantizeLinear -> DequantizeLinear: a 30x slower
+  // kernel).
+  std::vector<std::pair<Expr, Expr>> lets;
+  auto bound = [&](Result<Stmt> st) -> Result<Stmt> {
+    if (!st) return st;
+    Stmt out = std::move(st).value();
+    for (auto l = lets.rbegin(); l != lets.rend(); ++l) out = let(l->first, l->second, out);
+    return out;
+  };
+  auto apply_steps = [&](const std::vector<Expr> &cs) -> Result<Stmt> {
     for (size_t s = 0; s < be.e->chain.size(); ++s) {
       const Op &step = *be.e->chain[s];
       std::vector<Expr> xs;
@@ -269,6 +282,11 @@ Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v) {
         xs.push_back(load(b, xs_shape == be.shape ? i : broadcast_index(cs, xs_shape)));
       }
       KILN_ASSIGN(v, elementwise_expr(step, xs));
+      if (s + 1 < be.e->chain.size() && !v.as<Var>()) {
+        Expr t = var(fresh("ev"), v.type());
+        lets.emplace_back(t, v);
+        v = t;
+      }
     }
     const Expr to = moved_index(*be.e, i);
     if (!be.e->concat) return kir::store(k_.buffer(o.index), to, v);
@@ -288,11 +306,16 @@ Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v) {
     at[be.e->axis] = at[be.e->axis] + be.e->offset;
     return kir::store(k_.buffer(o.index), flatten(at, be.e->result()->type.dims), v);
   };
+  auto apply = [&](const std::vector<Expr> &cs) -> Result<Stmt> {
+    lets.clear();
+    return bound(apply_steps(cs));
+  };
   bool broadcast = be.e->concat != nullptr && !be.e->moves.empty();
   for (const Op *step : be.e->chain)
     for (const Value *x : step->operands) broadcast = broadcast || x->type.dims != be.shape;
   if (!broadcast) return apply({});
-  return let_all(*this, "e", unflatten(i, be.shape), apply);
+  if (coords.size() != be.shape.size()) coords = unflatten(i, be.shape);
+  return let_all(*this, "e", coords, apply);
 }
 
 std::string GridKernel::fresh(const std::string &prefix) {

@@ -221,7 +221,11 @@ public:
   kir::BufferVar scratch(int id, kir::ScalarType t, bool write);
   // Stores element `i` (flat index in the shape of the value bound by out()) of value `v`
   // (of that value's element type) to result `o`, through the value's epilogue if any.
-  Result<kir::Stmt> store(const kir::BufferVar &o, const kir::Expr &i, kir::Expr v);
+  // `coords`, when given, are i's coordinates in that shape (a caller that has them: a per-
+  // channel epilogue operand then indexes by the channel instead of dividing i, which keeps the
+  // C compiler's vectoriser on the store loop).
+  Result<kir::Stmt> store(const kir::BufferVar &o, const kir::Expr &i, kir::Expr v,
+                          std::vector<kir::Expr> coords = {});
   // A fresh variable name with `prefix`.
   std::string fresh(const std::string &prefix);
   kir::Kernel &kernel() { return k_; }
