@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace kiln {
 
@@ -92,7 +93,11 @@ Tensor multipliers(const Group &g, int64_t channels, int64_t rank, int64_t axis)
 
 // Builds the float group for `op` at the end of `g`; returns its result, or nullptr when the op
 // stays integer.
-Result<Value *> expand(Builder &b, const Op &op) {
+// x - x_zp as f32, one per (x, zero point) value: convolutions that read the same activation
+// (a fire module's two expand convolutions) share one kernel.
+using Centred = std::map<std::pair<const Value *, int64_t>, Value *>;
+
+Result<Value *> expand(Builder &b, const Op &op, Centred &centred) {
   const bool conv = op.name() == "kiln.qlinear_conv";
   if (op.attr_str("requant", "f64") != "f32") return nullptr;
   const Value *y = op.results[0];
@@ -107,10 +112,13 @@ Result<Value *> expand(Builder &b, const Op &op) {
   if (!w) return nullptr;
   const int64_t rank = y->type.rank();
   Value *one = b.scalar_f(DType::f32, 1.0);
-  Value *xz = b.scalar_i(grp->xz->dtype(), grp->xz->get_i64(0));
   Value *yz = b.scalar_i(grp->yz->dtype(), grp->yz->get_i64(0));
-  KILN_ASSIGN(Value * xf, b.create1("kiln.dequantize_linear", {op.operands[0], one, xz},
-                                    {{"axis", int64_t(1)}}));
+  Value *&xf = centred[{op.operands[0], grp->xz->get_i64(0)}];
+  if (!xf) {
+    Value *xz = b.scalar_i(grp->xz->dtype(), grp->xz->get_i64(0));
+    KILN_ASSIGN(xf, b.create1("kiln.dequantize_linear", {op.operands[0], one, xz},
+                              {{"axis", int64_t(1)}}));
+  }
   Value *wc = b.constant(std::move(*w));
   Value *acc = nullptr;
   if (conv) {
@@ -138,6 +146,7 @@ Result<Value *> expand(Builder &b, const Op &op) {
 
 Status expand_graph(Graph &g) {
   Builder b(core_ops(), g);
+  Centred centred;
   b.set_fold_limit(0);
   for (size_t k = 0; k < g.ops.size(); ++k) {
     Op &op = *g.ops[k];
@@ -145,7 +154,7 @@ Status expand_graph(Graph &g) {
     if (op.name() != "kiln.qlinear_conv" && op.name() != "kiln.qlinear_matmul") continue;
     const size_t before = g.ops.size();
     b.set_loc(op.loc);
-    KILN_ASSIGN(Value * out, expand(b, op));
+    KILN_ASSIGN(Value * out, expand(b, op, centred));
     if (!out) {
       g.ops.resize(before); // nothing built is used
       continue;

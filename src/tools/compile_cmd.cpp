@@ -460,7 +460,8 @@ void add_compile_commands(CLI::App &app) {
                   "table picks naive too");
   std::string names;
   for (const auto &n : default_pipeline()) names += (names.empty() ? "" : ", ") + n;
-  names += "; with --precision fp16|bf16 also lower-precision-fp16|bf16, dce";
+  names += "; with --precision fp16|bf16 also lower-precision-fp16|bf16, dce; then "
+           "expand-qlinear";
   if (const kir::TargetDesc *cpu = kir::find_target("cpu"))
     if (std::vector<std::string> left = target_omitted_passes(*cpu); !left.empty())
       names += fmt::format("; the cpu targets leave out {}", fmt::join(left, ", "));
