@@ -328,6 +328,20 @@ bool is_epilogue_op(const Op &op) {
   return op.operands.size() == 2 && is_binary(n);
 }
 
+std::optional<Result<Expr>> quantize_dequantize_steps(const Op &q, const std::vector<Expr> &q_ops,
+                                                      const Op &dq,
+                                                      const std::vector<Expr> &dq_ops) {
+  if (q.name() != "kiln.quantize_linear" || dq.name() != "kiln.dequantize_linear" ||
+      !helpers::qdq_epilogue_op(q) || !helpers::qdq_epilogue_op(dq) ||
+      dq.operands[0] != q.results[0])
+    return std::nullopt;
+  auto to = scalar_type(q, q.results[0]->type.dtype);
+  if (!to) return Result<Expr>(to.status());
+  return Result<Expr>(helpers::quantize_dequantize_expr(
+      q_ops[0], q_ops[1], q_ops.size() > 2 ? q_ops[2] : Expr(), *to, dq_ops[1],
+      dq_ops.size() > 2 ? dq_ops[2] : Expr()));
+}
+
 Result<Expr> elementwise_expr(const Op &op, const std::vector<Expr> &operands) {
   const std::string_view n = op.name().substr(5);
   if (helpers::qdq_epilogue_op(op)) {

@@ -28,6 +28,13 @@ kir::Expr round_saturate(const kir::Expr &v, kir::ScalarType to);
 kir::Expr quantize_expr(const kir::Expr &x, const kir::Expr &scale, const kir::Expr &zp,
                         kir::ScalarType to);
 kir::Expr dequantize_expr(const kir::Expr &q, const kir::Expr &scale, const kir::Expr &zp);
+// dequantize_expr(quantize_expr(x, scale, zp, to), dq_scale, dq_zp) (to: i8 or u8) computed
+// in f32 without the integer round trip: the quantised value is clamped as a float, then
+// shifted by dq_zp and scaled. Equal bit for bit (every intermediate is a small integer), and
+// a C compiler vectorises it where the conversions to 8 bits and back kept it scalar.
+kir::Expr quantize_dequantize_expr(const kir::Expr &x, const kir::Expr &scale, const kir::Expr &zp,
+                                   kir::ScalarType to, const kir::Expr &dq_scale,
+                                   const kir::Expr &dq_zp);
 // Whether `op` is such a quantize / dequantize (the fusable case).
 bool qdq_epilogue_op(const Op &op);
 

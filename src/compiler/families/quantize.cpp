@@ -108,6 +108,18 @@ Expr dequantize_expr(const Expr &q, const Expr &scale, const Expr &zp) {
   return cast(ScalarType::f32, d) * scale;
 }
 
+Expr quantize_dequantize_expr(const Expr &x, const Expr &scale, const Expr &zp, ScalarType to,
+                              const Expr &dq_scale, const Expr &dq_zp) {
+  const double lo = to == ScalarType::u8 ? 0 : -128, hi = to == ScalarType::u8 ? 255 : 127;
+  Expr r = cast(ScalarType::f32, call(Intrinsic::round_even, {call(Intrinsic::div_exact, {x, scale})}));
+  if (zp.defined()) r = r + cast(ScalarType::f32, zp);
+  const Expr flo = make_const(ScalarType::f32, lo), fhi = make_const(ScalarType::f32, hi);
+  Expr q = select(r <= flo, flo, select(r >= fhi, fhi, r));
+  q = select(call(Intrinsic::isnan, {r}), make_const(ScalarType::f32, 0), q);
+  if (dq_zp.defined()) q = q - cast(ScalarType::f32, dq_zp);
+  return q * dq_scale;
+}
+
 bool qdq_epilogue_op(const Op &op) {
   const bool q = op.name() == "kiln.quantize_linear", dq = op.name() == "kiln.dequantize_linear";
   if ((!q && !dq) || op.results.size() != 1 || op.operands.size() < 2 || op.operands.size() > 3)

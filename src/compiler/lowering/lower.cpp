@@ -269,7 +269,7 @@ Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v,
     return out;
   };
   auto apply_steps = [&](const std::vector<Expr> &cs) -> Result<Stmt> {
-    for (size_t s = 0; s < be.e->chain.size(); ++s) {
+    auto operands_of = [&](size_t s) {
       const Op &step = *be.e->chain[s];
       std::vector<Expr> xs;
       for (size_t j = 0; j < step.operands.size(); ++j) {
@@ -281,7 +281,20 @@ Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v,
         const Shape &xs_shape = step.operands[j]->type.dims;
         xs.push_back(load(b, xs_shape == be.shape ? i : broadcast_index(cs, xs_shape)));
       }
-      KILN_ASSIGN(v, elementwise_expr(step, xs));
+      return xs;
+    };
+    for (size_t s = 0; s < be.e->chain.size(); ++s) {
+      const Op &step = *be.e->chain[s];
+      std::vector<Expr> xs = operands_of(s);
+      std::optional<Result<Expr>> pair;
+      if (s + 1 < be.e->chain.size())
+        pair = quantize_dequantize_steps(step, xs, *be.e->chain[s + 1], operands_of(s + 1));
+      if (pair) {
+        KILN_ASSIGN(v, std::move(*pair));
+        ++s;
+      } else {
+        KILN_ASSIGN(v, elementwise_expr(step, xs));
+      }
       if (s + 1 < be.e->chain.size() && !v.as<Var>()) {
         Expr t = var(fresh("ev"), v.type());
         lets.emplace_back(t, v);

@@ -104,6 +104,13 @@ FusionPlan plan_fusion(const Graph &g, const std::unordered_set<const Op *> &liv
 // its operands' element values (families/elementwise.cpp).
 bool is_epilogue_op(const Op &op);
 Result<kir::Expr> elementwise_expr(const Op &op, const std::vector<kir::Expr> &operands);
+// Two consecutive epilogue steps, a per-tensor 8-bit QuantizeLinear and the DequantizeLinear of
+// its result, as one expression (helpers::quantize_dequantize_expr); nullopt when they are not
+// such a pair. The DequantizeLinear's first operand expression is not used.
+std::optional<Result<kir::Expr>> quantize_dequantize_steps(const Op &q,
+                                                           const std::vector<kir::Expr> &q_ops,
+                                                           const Op &dq,
+                                                           const std::vector<kir::Expr> &dq_ops);
 
 // Emission state shared by all lowerings.
 class LowerCtx {
