@@ -24,7 +24,10 @@ struct ContractionDef {
   int64_t batch = 1, M = 0, N = 0;
   Shape kdims;           // reduction dims (their product is K)
   kir::ScalarType acc = kir::ScalarType::f32;
-  kir::BufferVar a, b;   // the operands' buffers (bound by the lowering)
+  // The operands' buffers (bound by the lowering; a lowering that packs A for the schedule
+  // binds it after scheduling, so A reads as f32 until then: valgrind saw the schedule read an
+  // uninitialised element type).
+  kir::BufferVar a{-1, kir::ScalarType::f32}, b{-1, kir::ScalarType::f32};
   // The graph values bound as a and b; split-K binds them again in its partial-sum kernel.
   // Unset: the schedule never splits.
   const Value *a_value = nullptr, *b_value = nullptr;
