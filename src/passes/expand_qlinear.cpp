@@ -24,8 +24,6 @@ namespace kiln {
 
 namespace {
 
-const Tensor *constant_of(const Value *v) { return v ? Builder::constant_value(v) : nullptr; }
-
 // Parameters of the op that must be constants with f32 scales.
 struct Group {
   const Tensor *xs, *xz, *w, *ws, *wz, *ys, *yz, *bias = nullptr;
@@ -33,8 +31,8 @@ struct Group {
 
 std::optional<Group> constant_group(const Op &op) {
   const auto &o = op.operands;
-  Group g{constant_of(o[1]), constant_of(o[2]), constant_of(o[3]), constant_of(o[4]),
-          constant_of(o[5]), constant_of(o[6]), constant_of(o[7])};
+  Group g{pattern::constant_tensor(o[1]), pattern::constant_tensor(o[2]), pattern::constant_tensor(o[3]), pattern::constant_tensor(o[4]),
+          pattern::constant_tensor(o[5]), pattern::constant_tensor(o[6]), pattern::constant_tensor(o[7])};
   for (const Tensor *t : {g.xs, g.xz, g.w, g.ws, g.wz, g.ys, g.yz})
     if (!t) return std::nullopt;
   for (const Tensor *t : {g.xs, g.ws, g.ys})
@@ -42,7 +40,7 @@ std::optional<Group> constant_group(const Op &op) {
   if (g.xs->numel() != 1 || g.xz->numel() != 1 || g.ys->numel() != 1 || g.yz->numel() != 1)
     return std::nullopt;
   if (o.size() > 8 && o[8]) {
-    g.bias = constant_of(o[8]);
+    g.bias = pattern::constant_tensor(o[8]);
     if (!g.bias) return std::nullopt;
   }
   return g;

@@ -11,6 +11,7 @@
 #include "ir/op_registry.h"
 #include "ops/ops.h"
 #include "passes/pass.h"
+#include "passes/pattern.h"
 
 #include <cmath>
 #include <optional>
@@ -31,11 +32,6 @@ void count_uses(const Graph &g, UseCounts &uses) {
   for (const Value *v : g.results) ++uses[v];
 }
 
-const Tensor *constant_of(const Value *v) {
-  if (!v || !v->def || v->def->name() != "kiln.constant") return nullptr;
-  return v->def->attr_tensor("value");
-}
-
 // A conv whose weights (and bias, if any) can be rewritten, and its output channel count.
 struct ConvSite {
   Op *conv = nullptr;
@@ -49,13 +45,13 @@ std::optional<ConvSite> foldable_conv(const Value *v, const Graph &g, const UseC
   auto it = uses.find(v);
   if (it == uses.end() || it->second != 1) return std::nullopt;
   ConvSite s{v->def};
-  s.w = constant_of(s.conv->operands.size() > 1 ? s.conv->operands[1] : nullptr);
+  s.w = pattern::constant_tensor(s.conv->operands.size() > 1 ? s.conv->operands[1] : nullptr);
   if (!s.w || (s.w->dtype() != DType::f32 && s.w->dtype() != DType::f64) || s.w->rank() < 1)
     return std::nullopt;
   s.m = s.w->shape()[0];
   const Value *bv = s.conv->operands.size() > 2 ? s.conv->operands[2] : nullptr;
   if (bv) {
-    s.b = constant_of(bv);
+    s.b = pattern::constant_tensor(bv);
     if (!s.b || s.b->rank() != 1 || s.b->numel() != s.m || s.b->dtype() != s.w->dtype())
       return std::nullopt;
   }
@@ -86,7 +82,7 @@ std::optional<Affine> batch_norm_affine(const Op &bn, int64_t m) {
   if (bn.attr_int("training", 0) != 0 || bn.results.size() != 1) return std::nullopt;
   std::vector<std::vector<double>> p; // scale, beta, mean, var
   for (size_t i = 1; i <= 4; ++i) {
-    const Tensor *t = constant_of(bn.operands[i]);
+    const Tensor *t = pattern::constant_tensor(bn.operands[i]);
     if (!t || t->rank() != 1 || t->numel() != m) return std::nullopt;
     p.push_back(t->to_f64s());
   }
@@ -103,7 +99,7 @@ std::optional<Affine> batch_norm_affine(const Op &bn, int64_t m) {
 // The conv operand index and affine map of a mul/add by a per-channel constant.
 std::optional<Affine> elementwise_affine(const Op &op, size_t conv_idx, int64_t m) {
   const Value *other = op.operands[1 - conv_idx];
-  const Tensor *c = constant_of(other);
+  const Tensor *c = pattern::constant_tensor(other);
   const Value *out = op.results[0];
   if (!c || op.results.size() != 1 || out->type != op.operands[conv_idx]->type) return std::nullopt;
   auto k = per_channel(*c, out->type.rank(), m);
@@ -142,20 +138,8 @@ std::optional<std::pair<ConvSite, Affine>> match(const Op &op, const Graph &g,
   return std::nullopt;
 }
 
-std::unique_ptr<Op> new_constant(Graph &g, const OpDef *constant_def, Tensor t,
-                                 const std::string &loc) {
-  auto c = std::make_unique<Op>();
-  c->def = constant_def;
-  c->loc = loc;
-  Value *v = g.new_value(TensorType::of(t), "");
-  v->def = c.get();
-  c->results.push_back(v);
-  c->attrs["value"] = std::move(t);
-  return c;
-}
-
 // Rewrites the conv's weights and bias; returns the number of ops inserted before it.
-size_t rewrite_conv(Graph &g, const ConvSite &s, const Affine &a, const OpDef *constant_def) {
+size_t rewrite_conv(Graph &g, const ConvSite &s, const Affine &a) {
   Tensor w = s.w->clone();
   const int64_t per = s.m > 0 ? w.numel() / s.m : 0;
   for (int64_t i = 0; i < w.numel(); ++i)
@@ -167,8 +151,8 @@ size_t rewrite_conv(Graph &g, const ConvSite &s, const Affine &a, const OpDef *c
   }
   size_t at = 0;
   while (at < g.ops.size() && g.ops[at].get() != s.conv) ++at;
-  auto wc = new_constant(g, constant_def, std::move(w), s.conv->loc);
-  auto bc = new_constant(g, constant_def, std::move(b), s.conv->loc);
+  auto wc = pattern::new_constant(g, std::move(w), s.conv->loc);
+  auto bc = pattern::new_constant(g, std::move(b), s.conv->loc);
   s.conv->operands.resize(3, nullptr);
   s.conv->operands[1] = wc->results[0];
   s.conv->operands[2] = bc->results[0];
@@ -177,15 +161,15 @@ size_t rewrite_conv(Graph &g, const ConvSite &s, const Affine &a, const OpDef *c
   return 2;
 }
 
-void fold_graph(Graph &g, UseCounts &uses, const OpDef *constant_def) {
+void fold_graph(Graph &g, UseCounts &uses) {
   for (size_t k = 0; k < g.ops.size(); ++k) {
     Op &op = *g.ops[k];
-    for (auto &r : op.regions) fold_graph(*r, uses, constant_def);
+    for (auto &r : op.regions) fold_graph(*r, uses);
     auto m = match(op, g, uses);
     if (!m) continue;
     Value *conv_out = m->first.conv->results[0];
     Value *out = op.results[0];
-    k += rewrite_conv(g, m->first, m->second, constant_def);
+    k += rewrite_conv(g, m->first, m->second);
     // The conv now computes what `out` was, so it takes its name: a graph output keeps its
     // name, and tools that look a node's output up by name (kiln validate --per-op) find the
     // folded conv for the batch norm's node, not for the conv's.
@@ -201,12 +185,10 @@ void fold_graph(Graph &g, UseCounts &uses, const OpDef *constant_def) {
 } // namespace
 
 Status run_fold_batch_norm(Module &m) {
-  const OpDef *constant_def = core_ops().find("kiln.constant");
-  KILN_ASSERT(constant_def, "kiln.constant is not registered");
   for (auto &f : m.functions) {
     UseCounts uses;
     count_uses(f->body, uses);
-    fold_graph(f->body, uses, constant_def);
+    fold_graph(f->body, uses);
   }
   return Status::ok();
 }

@@ -30,11 +30,6 @@ namespace kiln {
 
 namespace {
 
-const Tensor *constant_of(const Value *v) {
-  if (!v || !v->def || v->def->name() != "kiln.constant") return nullptr;
-  return v->def->attr_tensor("value");
-}
-
 bool is_q8(DType t) { return t == DType::u8 || t == DType::i8; }
 
 // A DequantizeLinear feeding a float op: its quantised input, scale and zero point (absent:
@@ -54,9 +49,9 @@ std::optional<Dq> match_dq(Value *v, int64_t per_axis, bool bias = false) {
   const TensorType &qt = d.q->type;
   if (!qt.ranked || !qt.is_static()) return std::nullopt;
   if (bias ? qt.dtype != DType::i32 : !is_q8(qt.dtype)) return std::nullopt;
-  d.scale_c = constant_of(d.scale);
+  d.scale_c = pattern::constant_tensor(d.scale);
   if (!d.scale_c || !is_float(d.scale_c->dtype())) return std::nullopt;
-  const Tensor *z = d.zp ? constant_of(d.zp) : nullptr;
+  const Tensor *z = d.zp ? pattern::constant_tensor(d.zp) : nullptr;
   if (d.zp && (!z || z->numel() != d.scale_c->numel())) return std::nullopt;
   if (d.scale_c->numel() != 1) {
     int64_t axis = op.attr_int("axis", 1);
@@ -74,8 +69,6 @@ std::optional<Dq> match_dq(Value *v, int64_t per_axis, bool bias = false) {
 class Fuser {
 public:
   explicit Fuser(Graph &g) : g_(g) {
-    constant_def_ = core_ops().find("kiln.constant");
-    KILN_ASSERT(constant_def_, "kiln.constant is not registered");
     pattern::count_uses(g, uses_);
   }
 
@@ -99,7 +92,7 @@ private:
   // The output's parameters: a per-tensor, saturating QuantizeLinear to 8 bits.
   bool output_ok(const Op &q) const {
     if (q.operands.size() < 3 || !q.operands[2]) return false; // y's dtype from the zero point
-    const Tensor *s = constant_of(q.operands[1]), *z = constant_of(q.operands[2]);
+    const Tensor *s = pattern::constant_tensor(q.operands[1]), *z = pattern::constant_tensor(q.operands[2]);
     if (!s || !z || s->numel() != 1 || z->numel() != 1 || !is_float(s->dtype())) return false;
     if (!is_q8(z->dtype()) || q.results[0]->type.dtype != z->dtype()) return false;
     if (q.attr_int("saturate", 1) != 1 || q.has_attr("block_size")) return false;
@@ -115,7 +108,7 @@ private:
   // lowest value: the saturation does what the Relu did (ONNX Runtime drops it the same way).
   const Op *skip_relu(const Op &q, const Op &f) const {
     if (f.name() != "kiln.relu" || !single_use(f.operands[0])) return nullptr;
-    const Tensor &z = *constant_of(q.operands[2]);
+    const Tensor &z = *pattern::constant_tensor(q.operands[2]);
     const int64_t lowest = z.dtype() == DType::u8 ? 0 : -128;
     return z.get_i64(0) == lowest ? f.operands[0]->def : nullptr;
   }
@@ -131,14 +124,8 @@ private:
 
   // A new kiln.constant, inserted before the fused op.
   Value *new_constant(Tensor t) {
-    auto c = std::make_unique<Op>();
-    c->def = constant_def_;
-    Value *v = g_.new_value(TensorType::of(t), "");
-    v->def = c.get();
-    c->results.push_back(v);
-    c->attrs["value"] = std::move(t);
-    made_.push_back(std::move(c));
-    return v;
+    made_.push_back(pattern::new_constant(g_, std::move(t), ""));
+    return made_.back()->results[0];
   }
 
   std::unique_ptr<Op> new_op(const char *name, std::vector<Value *> operands, const Op &from) {
@@ -166,7 +153,7 @@ private:
   std::unique_ptr<Op> match_conv(const Op &q, const Op &conv) {
     auto x = match_dq(conv.operands[0], -1);
     auto w = match_dq(conv.operands[1], 0);
-    if (!x || !w || !constant_of(w->q) || (x->zp && !constant_of(x->zp))) return nullptr;
+    if (!x || !w || !pattern::constant_tensor(w->q) || (x->zp && !pattern::constant_tensor(x->zp))) return nullptr;
     if (conv.has_attr("kernel_shape")) {
       // qlinear_conv takes the kernel's shape from the weights; a different one is not a group.
       const Shape &wd = w->q->type.dims;
@@ -197,7 +184,7 @@ private:
   // (zeros, whatever their scale). nullptr: the bias does not fit, the group stays float.
   Value *accumulator_bias(const Dq &x, const Dq &w, const Dq &b) {
     const int64_t m = w.q->type.dims[0];
-    const Tensor *bq = constant_of(b.q);
+    const Tensor *bq = pattern::constant_tensor(b.q);
     if (!bq || b.q->type.rank() != 1 || b.q->type.dims[0] != m) return nullptr;
     const Tensor &bs = *b.scale_c, &ws = *w.scale_c;
     if (bs.numel() != 1 && bs.numel() != m) return nullptr;
@@ -225,7 +212,7 @@ private:
     if (!bv->type.ranked || bv->type.rank() != 2) return nullptr;
     auto a = match_dq(mm.operands[0], -1);
     auto b = match_dq(mm.operands[1], 1);
-    if (!a || !b || !constant_of(b->q) || (a->zp && !constant_of(a->zp))) return nullptr;
+    if (!a || !b || !pattern::constant_tensor(b->q) || (a->zp && !pattern::constant_tensor(a->zp))) return nullptr;
     if (!a->q->type.ranked || a->q->type.rank() < 2) return nullptr;
     made_.clear();
     auto op = new_op("kiln.qlinear_matmul",
@@ -237,7 +224,6 @@ private:
   }
 
   Graph &g_;
-  const OpDef *constant_def_ = nullptr;
   pattern::UseCounts uses_;
   std::vector<std::unique_ptr<Op>> made_;
   std::vector<Op *> dead_; // the ops a match replaces

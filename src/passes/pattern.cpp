@@ -1,5 +1,8 @@
 #include "passes/pattern.h"
 
+#include "ir/op_registry.h"
+#include "ops/ops.h"
+
 #include <set>
 
 namespace kiln::pattern {
@@ -14,6 +17,24 @@ void count_uses(const Graph &g, UseCounts &uses) {
   }
   for (const Value *v : g.results)
     ++uses[v];
+}
+
+const Tensor *constant_tensor(const Value *v) {
+  if (!v || !v->def || v->def->name() != "kiln.constant")
+    return nullptr;
+  return v->def->attr_tensor("value");
+}
+
+std::unique_ptr<Op> new_constant(Graph &g, Tensor t, const std::string &loc) {
+  auto c = std::make_unique<Op>();
+  c->def = core_ops().find("kiln.constant");
+  KILN_ASSERT(c->def, "kiln.constant is not registered");
+  c->loc = loc;
+  Value *v = g.new_value(TensorType::of(t), "");
+  v->def = c.get();
+  c->results.push_back(v);
+  c->attrs["value"] = std::move(t);
+  return c;
 }
 
 std::optional<double> scalar_const(const Value *v, bool float_only) {

@@ -14,6 +14,12 @@ using UseCounts = std::map<const Value *, int>;
 // Adds to `uses` how many operands (in `g` and its regions) and results of `g` read each value.
 void count_uses(const Graph &g, UseCounts &uses);
 
+// The value of a kiln.constant (nullptr for anything else, an absent operand included).
+const Tensor *constant_tensor(const Value *v);
+
+// A new kiln.constant op holding `t` (not yet in `g`; its result is a value of `g`).
+std::unique_ptr<Op> new_constant(Graph &g, Tensor t, const std::string &loc);
+
 // The value of a one-element kiln.constant (any dtype but bool; `float_only`: a float dtype).
 std::optional<double> scalar_const(const Value *v, bool float_only = false);
 
