@@ -180,10 +180,12 @@ Status buffer_create(DeviceState *, uint64_t bytes, MemoryKind, BufferState **ou
   if (bytes > SIZE_MAX / 2)
     return error(KILN_OUT_OF_MEMORY, "cpu driver: a buffer of ", bytes, " bytes is too large");
   auto b = std::make_unique<CpuBuffer>();
+  // Whole cache lines, then the readable tail the kernels may read into (cpu_abi.h), zeroed.
   const uint64_t rounded = (bytes + 63) / 64 * 64;
-  b->bytes = std::aligned_alloc(64, size_t(rounded));
+  b->bytes = std::aligned_alloc(64, size_t(rounded + KILN_CPU_BINDING_TAIL));
   if (!b->bytes)
     return error(KILN_OUT_OF_MEMORY, "cpu driver: out of host memory for ", bytes, " bytes");
+  std::memset(static_cast<char *>(b->bytes) + bytes, 0, size_t(rounded - bytes + KILN_CPU_BINDING_TAIL));
   b->size = bytes;
   *out = reinterpret_cast<BufferState *>(b.release());
   return {};

@@ -106,6 +106,10 @@ KILN_FLOAT(float, f32, float, f) KILN_FLOAT(double, f64, double, ) KILN_FLOAT(_F
 #define KILN_NV 2
 #endif
 #define KILN_RB 4
+/* Keeps a loaded vector in a register: without it GCC folds the b row into every multiply-add
+   as a memory operand, which reloads it once per accumulator row (20 loads per 16 FMAs, so the
+   kernel was bound by loads: 131 GFLOP/s in L1 on a Zen 5 core, 190-200 with it). */
+#define KILN_IN_REGISTER(x) __asm__("" : "+v"(x))
 typedef float kiln_vf __attribute__((vector_size(KILN_VW * 4), aligned(4)));
 
 static inline __attribute__((always_inline)) void kiln_mma_rows(
@@ -119,7 +123,10 @@ static inline __attribute__((always_inline)) void kiln_mma_rows(
   for (int k = 0; k < K; ++k) {
     kiln_vf bv[KILN_NV];
     #pragma GCC unroll 4
-    for (int v = 0; v < nv; ++v) bv[v] = *(const kiln_vf *)&b[(uint32_t)k * ldb + v * KILN_VW];
+    for (int v = 0; v < nv; ++v) {
+      bv[v] = *(const kiln_vf *)&b[(uint32_t)k * ldb + v * KILN_VW];
+      KILN_IN_REGISTER(bv[v]);
+    }
     #pragma GCC unroll 4
     for (int r = 0; r < rows; ++r) {
       const float ar = a[(uint32_t)r * ars + (uint32_t)k * aks];
@@ -143,6 +150,13 @@ static inline __attribute__((always_inline)) void kiln_mma_f32_strided(
     const int rows = M - i < KILN_RB ? M - i : KILN_RB;
     const float *ai = a + (uint32_t)i * ars;
     float *ci = c + i * N;
+    if (ars == 1 && aks == (uint32_t)M) {
+      /* Packed A (a contiguous M x K column-major block per k step, the next step's right
+         after it): prefetch this row block's share of the next block. The weights stream from
+         memory once per tile; without it a 7x7 convolution ran 5-10% slower. */
+      const float *next = a + (uint32_t)K * aks + (uint32_t)i * (uint32_t)K;
+      for (int l = 0; l < K * KILN_RB; l += 64 / (int)sizeof(float)) __builtin_prefetch(next + l);
+    }
     if (rows == KILN_RB) {
       for (int j = 0; j < nfull; j += cb) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, KILN_RB, KILN_NV, K);
       for (int j = nfull; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, KILN_RB, 1, K);

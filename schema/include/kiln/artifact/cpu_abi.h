@@ -14,7 +14,12 @@
 
 #include <stdint.h>
 
-#define KILN_CPU_ABI_VERSION 1
+#define KILN_CPU_ABI_VERSION 2
+/* Every buffer the runtime binds is followed by at least this many readable bytes (zeros, never
+ * written by a kernel). Kernels may read up to that far past a binding's last byte, and only
+ * into results they drop: the matrix strategy multiplies the last tile of a row-major operand
+ * whole instead of copying it (ABI version 2 added this guarantee). */
+#define KILN_CPU_BINDING_TAIL 256
 
 #define KILN_CPU_ABI_DECLS                                                                      \
   typedef struct kiln_cpu_dispatch {                                                            \
