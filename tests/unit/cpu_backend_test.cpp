@@ -95,9 +95,10 @@ TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
   EXPECT_EQ(stats.im2col_contractions, 1);
 }
 
-// Depthwise convolutions and max pools whose output rows are 32 or more wide run as whole rows (taps as runs
-// along the row, clipped at the padding); narrower ones keep the window-rows kernel. Stride,
-// asymmetric pads, dilation, a 5x3 kernel, with and without bias, a fused clip; and an im2col
+// Depthwise convolutions and max pools run as bands of whole rows (the input rows copied into a
+// padded local array; stride 1 computed flat over wide rows, other strides from interleaved
+// column classes), whatever their width: 40, 27, 17 and 7 wide here. Stride, asymmetric pads,
+// dilation (flat and strided), a 5x3 kernel, with and without bias, a fused clip; and an im2col
 // convolution of 1 and of 6 channels, strided and dilated, with weights that are a graph
 // input (not packed).
 TEST(CpuBackend, DepthwiseRowsAndIm2colMatchTheReference) {
@@ -138,10 +139,15 @@ TEST(CpuBackend, DepthwiseRowsAndIm2colMatchTheReference) {
                                             {"ceil_mode", int64_t(1)}});
   Value *mp3 = t.op("kiln.max_pool", {xp}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
                                             {"strides", std::vector<int64_t>{4, 4}}});
-  t.g->results = {clipped, d2, d3, c1, c6, mp1, mp2, mp3};
+  Value *x7 = t.param(DType::f32, {1, 8, 7, 7}, "x7");
+  Value *d7 = t.op("kiln.conv", {x7, weights({8, 1, 3, 3})},
+                   {{"group", int64_t(8)},
+                    {"pads", std::vector<int64_t>{2, 2, 2, 2}},
+                    {"dilations", std::vector<int64_t>{2, 2}}});
+  t.g->results = {clipped, d2, d3, c1, c6, mp1, mp2, mp3, d7};
   CompileStats stats;
   expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu(), {}, &stats);
-  EXPECT_EQ(stats.whole_rows_windows, 4);
+  EXPECT_EQ(stats.whole_rows_windows, 7);
   EXPECT_EQ(stats.im2col_contractions, 2);
 }
 
