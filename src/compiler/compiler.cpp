@@ -296,6 +296,7 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
                                                                     p.waits.end(), 1));
     stats->naive_parallel = c.parallel_strategy_count(ParallelStrategy::naive);
     stats->blocked_parallel = c.parallel_strategy_count(ParallelStrategy::blocked);
+    stats->rows_parallel = c.parallel_strategy_count(ParallelStrategy::rows);
   }
   return write_artifact(p);
 }

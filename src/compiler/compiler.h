@@ -41,7 +41,7 @@ struct CompileOptions {
   // reason means none.
   compiler::ParallelSchedule parallel_override;
   // Print each kernel (kernel-IR text, to stderr) after this stage: "lower" (as lowered),
-  // "split-bindings", a kernel-IR pass name (kir/kir_pass.h) or "all"; empty: none.
+  // "split-bindings", "index-ranges" (C backend), a kernel-IR pass name (kir/kir_pass.h) or "all"; empty: none.
   std::string print_kir_after;
   // After every stage, print each kernel, parse the text back and print it again; a
   // difference is an internal error (kiln's CLI sets it from KILN_CHECK_KIR_ROUND_TRIP=1).
@@ -114,6 +114,7 @@ struct CompileStats {
   // and every other kernel over a flat index space) per strategy.
   int naive_parallel = 0;
   int blocked_parallel = 0;
+  int rows_parallel = 0; // the C backend's rows of the parallel definition
 };
 
 Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::TargetDesc &t,

@@ -36,6 +36,7 @@
 
 #include "support/status.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -612,6 +613,11 @@ protected:
 Expr simplify(const Expr &e);
 Stmt simplify(const Stmt &s);
 Kernel simplify(const Kernel &k);
+
+// Index divisions made exact by value ranges (kir_index_ranges.cpp): the ranges of loop
+// variables, lets and ids (from the dispatch grid `groups` and the workgroup size) turn
+// (o * L + u) / L into o and (o * L + u) % L into u where 0 <= u < L, and similar.
+Kernel simplify_index_ranges(const Kernel &k, const std::array<uint32_t, 3> &groups);
 
 // Unrolls innermost loops (no nested loop, declaration or barrier in the body) whose extent is
 // a constant of at least min_extent by `factor`, the remainder written out after the loop.

@@ -292,7 +292,8 @@ Status compile(const CompileArgs &a) {
                                      {"whole_rows", stats.whole_rows_windows}}},
                         {"attention", stats.attention},
                         {"parallel", {{"naive", stats.naive_parallel},
-                                      {"blocked", stats.blocked_parallel}}},
+                                      {"blocked", stats.blocked_parallel},
+                                      {"rows", stats.rows_parallel}}},
                         {"naive_transient_bytes", naive_transient_bytes(module->main()->body)}};
     std::ofstream(a.stats) << j.dump(1) << "\n";
   }

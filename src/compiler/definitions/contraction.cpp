@@ -747,9 +747,13 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
         const int64_t even = (extent + tiles - 1) / tiles;
         return static_cast<int>(std::min<int64_t>(tile, (even + step - 1) / step * step));
       };
-      s.tile.tm = s.tile.rm = fit(s.tile.tm, d.M, 4);
+      // An M or K that fits one tile takes it exactly: the operand then lies inside the tile
+      // and is multiplied in place in every step, where rounding up staged it every time (a
+      // grouped 1x1 convolution of 34 channels per group: tm 36 and two k steps of 20 staged
+      // A in every step and B in the second).
+      s.tile.tm = s.tile.rm = d.M <= s.tile.tm ? static_cast<int>(d.M) : fit(s.tile.tm, d.M, 4);
       s.tile.tn = s.tile.rn = fit(s.tile.tn, d.N, 16);
-      s.tile.tk = fit(s.tile.tk, d.K(), 4); // matrix strides: whole 16-byte units
+      s.tile.tk = d.K() <= 64 ? static_cast<int>(d.K()) : fit(s.tile.tk, d.K(), 4);
     }
   }
   for (uint64_t n : grid_of(d, s.tile, s.split_k))

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace kiln::compiler {
@@ -24,9 +25,66 @@ Result<ParallelDef> parallel_def(const Op &op, int64_t count, const std::string 
   return d;
 }
 
+namespace {
+
+// Whether `e` is the index variable `name` under additions, subtractions, multiplications and
+// casts only (a dividend of the index itself, not of a coordinate already divided out).
+bool linear_in(const Expr &e, const std::string &name) {
+  if (const Var *v = e.as<Var>()) return v->name == name;
+  if (const Cast *c = e.as<Cast>()) return linear_in(c->value, name);
+  if (const Binary *b = e.as<Binary>())
+    if (b->op == BinOp::add || b->op == BinOp::sub || b->op == BinOp::mul)
+      return linear_in(b->a, name) || linear_in(b->b, name);
+  return false;
+}
+
+// The constant divisors the body applies to its flat index (unflatten's strides).
+class IndexDivisors : public Visitor {
+public:
+  explicit IndexDivisors(std::string name) : name_(std::move(name)) {}
+  using Visitor::visit;
+  std::vector<int64_t> divisors;
+  void visit(const Binary *n) override {
+    if (n->op == BinOp::div || n->op == BinOp::mod)
+      if (const IntImm *c = n->b.as<IntImm>(); c && c->value > 1 && linear_in(n->a, name_))
+        divisors.push_back(c->value);
+    Visitor::visit(n);
+  }
+
+private:
+  std::string name_;
+};
+
+// The rows strategy's row length L: the largest divisor the body applies to its index that
+// divides the element count and is a multiple or a divisor of every other one, so that within
+// a row of L elements every coordinate but the fastest ones is constant (per-channel operands,
+// a concat's source, a broadcast's row). 0 when there is none (the body never divides its
+// index: the naive kernel's loop is already one run) or when rows would be too long to spread.
+int64_t row_length(const ParallelDef &d) {
+  IndexDivisors v(d.index.as<Var>()->name);
+  v.visit(d.body);
+  int64_t best = 0;
+  for (int64_t L : v.divisors) {
+    if (L <= best || d.count % L != 0 || L > 65536) continue;
+    bool ok = true;
+    for (int64_t o : v.divisors) ok = ok && (L % o == 0 || o % L == 0);
+    if (ok) best = L;
+  }
+  return best;
+}
+
+} // namespace
+
 ParallelSchedule schedule_parallel(LowerCtx &c, const ParallelDef &d) {
-  const ParallelSchedule out =
+  ParallelSchedule out =
       pick_parallel(c.target(), c.options().schedule, d.shape(), &c.options().parallel_override);
+  if (out.strategy == ParallelStrategy::rows) {
+    out.row = row_length(d);
+    if (out.row == 0) {
+      out.strategy = ParallelStrategy::naive;
+      out.reason += " (no row length: naive)";
+    }
+  }
   c.count_parallel_strategy(out.strategy);
   return out;
 }
@@ -62,10 +120,38 @@ Stmt blocked_body(const ParallelDef &d, uint32_t wg, uint32_t e, std::array<uint
              for_loop(j, i32(0), i32(e), element));
 }
 
+// Rows (the C backend, one invocation per workgroup): the index space as rows of L elements;
+// a workgroup takes R consecutive rows (about 8k elements), each one loop over its L elements:
+// index = o * L + u. The index-range pass (kir::simplify_index_ranges, run at dispatch) then
+// finds the coordinates the body divides out of the index constant along the row (o) and the
+// rest linear in u, so the C compiler vectorises the loop: per-channel operands (a batch
+// normalisation), a concat's source, a broadcast row. No bounds check: L divides the count.
+Stmt rows_body(const ParallelDef &d, int64_t L, int64_t R, std::array<uint32_t, 3> grid) {
+  const int64_t rows = d.count / L;
+  Expr group = workgroup_id(0);
+  if (grid[1] > 1) group = group + workgroup_id(1) * imm_u32(grid[0]);
+  const std::string &name = d.index.as<Var>()->name;
+  const Expr w = var(name + "_w", ScalarType::i32), r = var(name + "_r", ScalarType::i32),
+             o = var(name + "_o", ScalarType::i32), u = var(name + "_u", ScalarType::i32);
+  Stmt row = for_loop(u, i32(0), i32(L), let(d.index, o * L + u, d.body));
+  const Expr count = rows % R == 0 ? i32(R) : min(i32(R), i32(rows) - w * R);
+  return let(w, cast(ScalarType::i32, group),
+             for_loop(r, i32(0), count, let(o, w * R + r, row)));
+}
+
 } // namespace
 
 Status emit_parallel(LowerCtx &c, const Op &op, Kernel k, std::vector<int> buffers,
                      const ParallelDef &d, const ParallelSchedule &s) {
+  if (s.strategy == ParallelStrategy::rows) {
+    const int64_t rows = d.count / s.row;
+    const int64_t R = std::clamp<int64_t>(8192 / s.row, 1, rows);
+    const std::array<uint32_t, 3> grid = split_grid(static_cast<uint64_t>((rows + R - 1) / R));
+    k.workgroup_size[0] = k.workgroup_size[1] = k.workgroup_size[2] = 1;
+    k.body = rows_body(d, s.row, R, grid);
+    k.name += "_rows";
+    return c.dispatch(op, std::move(k), std::move(buffers), grid);
+  }
   const uint32_t wg = c.workgroup_size();
   const uint32_t e = s.strategy == ParallelStrategy::blocked ? s.elements : 1;
   const std::array<uint32_t, 3> grid = split_grid((static_cast<uint64_t>(d.count) + wg * e - 1) /
@@ -73,7 +159,8 @@ Status emit_parallel(LowerCtx &c, const Op &op, Kernel k, std::vector<int> buffe
   k.workgroup_size[0] = wg;
   k.workgroup_size[1] = k.workgroup_size[2] = 1;
   switch (s.strategy) {
-  case ParallelStrategy::naive: k.body = naive_body(d, wg, grid); break;
+  case ParallelStrategy::naive:
+  case ParallelStrategy::rows: k.body = naive_body(d, wg, grid); break;
   case ParallelStrategy::blocked:
     k.body = blocked_body(d, wg, e, grid);
     k.name += fmt::format("_blocked{}", e);

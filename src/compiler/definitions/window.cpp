@@ -348,32 +348,34 @@ Result<bool> whole_rows(GridKernel &g, const WindowDef &d) {
   if (tail > 0)
     body.push_back(for_loop(u, i32(LR * rowlen), i32(tail), store_shared(loc, u, pad)));
   // The combination of every tap for the output whose tap (kh, kw) reads array element
-  // at(kh, kw).
-  auto combine_taps = [&](const std::function<Expr(int64_t, int64_t)> &at) {
-    Expr a = init;
+  // at(kh, kw), in variable `a`, one assignment per tap (built as one expression, a max's
+  // select(x > a, x, a) would use `a` twice per tap: a 5x5 window's tree has 2^25 nodes).
+  const Expr a = var("a", d.acc);
+  auto combine_taps = [&](const std::function<Expr(int64_t, int64_t)> &at, Stmt then) {
+    std::vector<Stmt> st{declare_var(a, init)};
     for (int64_t kh = 0; kh < KH; ++kh)
       for (int64_t kw = 0; kw < KW; ++kw) {
         const Expr x = load_shared(loc, at(kh, kw));
-        if (d.combine == WindowDef::Combine::max) a = select(x > a, x, a);
-        else if (d.weight) a = a + x * wts[static_cast<size_t>(kh * KW + kw)];
-        else a = a + x;
+        if (d.combine == WindowDef::Combine::max) st.push_back(assign(a, select(x > a, x, a)));
+        else if (d.weight) st.push_back(assign(a, a + x * wts[static_cast<size_t>(kh * KW + kw)]));
+        else st.push_back(assign(a, a + x));
       }
-    return a;
+    st.push_back(std::move(then));
+    return block(std::move(st));
   };
   if (flat) {
     body.push_back(for_loop(u, i32(0), rb * PW,
-                            store_shared(out, u, combine_taps([&](int64_t kh, int64_t kw) {
+                            combine_taps([&](int64_t kh, int64_t kw) {
                               return u + (kh * dh * PW + kw * dw);
-                            }))));
+                            }, store_shared(out, u, a))));
     KILN_ASSIGN(Stmt st, d.store(p, (oh0 + r) * OW + u, load_shared(out, r * PW + u)));
     body.push_back(for_loop(r, i32(0), rb, for_loop(u, i32(0), i32(OW), st)));
   } else {
-    const Expr v = combine_taps([&](int64_t kh, int64_t kw) {
+    KILN_ASSIGN(Stmt st, d.store(p, (oh0 + r) * OW + u, a));
+    body.push_back(for_loop(r, i32(0), rb, for_loop(u, i32(0), i32(OW), combine_taps([&](int64_t kh, int64_t kw) {
       const int64_t col = kw * dw; // padded column ow * sw + col: class col % sw, index ow + col / sw
       return (r * sh + kh * dh) * rowlen + ((col % sw) * Q + col / sw) + u;
-    });
-    KILN_ASSIGN(Stmt st, d.store(p, (oh0 + r) * OW + u, v));
-    body.push_back(for_loop(r, i32(0), rb, for_loop(u, i32(0), i32(OW), st)));
+    }, st))));
   }
   Stmt s = let(oh0, band * RB, let(rb, min(i32(RB), i32(OH) - band * RB), block(std::move(body))));
   s = let(band, cast(ScalarType::i32, workgroup_id(0)),

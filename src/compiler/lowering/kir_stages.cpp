@@ -11,7 +11,7 @@
 namespace kiln::compiler {
 
 std::vector<std::string> kir_stage_names() {
-  std::vector<std::string> names = {"lower", "split-bindings"};
+  std::vector<std::string> names = {"lower", "split-bindings", "index-ranges"};
   for (const kir::KirPass &p : kir::all_kir_passes()) names.emplace_back(p.name);
   names.emplace_back("all");
   return names;

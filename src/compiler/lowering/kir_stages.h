@@ -1,7 +1,8 @@
 // The kernel-IR stages of LowerCtx::dispatch, named and instrumented.
 //
 // Every kernel goes through: "lower" (as the op's lowering built it), "split-bindings" (the
-// compiler-side rewrite of bindings larger than the target allows), then the passes of
+// compiler-side rewrite of bindings larger than the target allows), on the C backend
+// "index-ranges" (kir::simplify_index_ranges with the dispatch's grid), then the passes of
 // kir::default_kir_pipeline ("simplify", "unroll-long-loops", "simplify", "verify"). After
 // each stage, CompileOptions::print_kir_after prints the kernel to stderr and
 // CompileOptions::check_kir_round_trip checks that its text parses back to the same text.
@@ -16,7 +17,8 @@
 
 namespace kiln::compiler {
 
-// The stage names --print-kir-after accepts: lower, split-bindings, each kernel-IR pass, all.
+// The stage names --print-kir-after accepts: lower, split-bindings, index-ranges, each
+// kernel-IR pass, all.
 std::vector<std::string> kir_stage_names();
 bool is_kir_stage(std::string_view name);
 

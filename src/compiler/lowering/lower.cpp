@@ -141,6 +141,12 @@ Status LowerCtx::dispatch(const Op &op, Kernel k, std::vector<int> buffers,
   KILN_ASSIGN(std::vector<ByteRange> ranges,
               split_large_bindings(op, k, buffers, sizes, *target_));
   KILN_TRY(after_kir_stage(op, "split-bindings", k, *opts_));
+  // The C backend: index divisions the grid makes exact are removed, so the C compiler can
+  // vectorise the loops around them (a fused channel shuffle's store, per-channel operands).
+  if (target_->backend == "c") {
+    k = simplify_index_ranges(k, groups);
+    KILN_TRY(after_kir_stage(op, "index-ranges", k, *opts_));
+  }
   KILN_ASSIGN(k, run_kir_stages(op, std::move(k), *opts_)); // simplify, unroll, verify
   ++kernels_emitted_;
   KILN_ASSIGN(uint32_t exe, executable_for(op, std::move(k)));

@@ -207,7 +207,7 @@ private:
   int attention_count_ = 0;
   std::array<int, 2> row_count_{};
   std::array<int, 2> window_count_{};
-  std::array<int, 2> parallel_count_{};
+  std::array<int, 3> parallel_count_{};
   FusionPlan fusion_;
 };
 

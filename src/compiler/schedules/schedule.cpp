@@ -525,6 +525,7 @@ const char *to_string(ParallelStrategy s) {
   switch (s) {
   case ParallelStrategy::naive: return "naive";
   case ParallelStrategy::blocked: return "blocked";
+  case ParallelStrategy::rows: return "rows";
   }
   return "?";
 }
@@ -586,6 +587,12 @@ ParallelSchedule pick_parallel(const kir::TargetDesc &t, ScheduleMode mode, cons
   }
   out.reason = parallel_rule(s);
   if (!out.reason.empty()) return out;
+  if (t.backend == "c" && !(override && !override->reason.empty())) {
+    // The C backend: rows (emit_parallel falls back to naive where no row length fits).
+    out.strategy = ParallelStrategy::rows;
+    out.reason = "cpu: rows";
+    return out;
+  }
   ParallelSchedule table;
   table.reason = fmt::format("no table row for {} elements on {}", s.count, t.name);
   for (const ParallelRow &r : kParallelTable) {

@@ -201,6 +201,7 @@ namespace kiln::compiler {
 enum class ParallelStrategy {
   naive,   // one invocation per element (the kernels as they were before the definition)
   blocked, // each invocation handles E elements, strided by the workgroup size (coalesced)
+  rows,    // the C backend: the index space as rows of L elements, one loop per row (below)
 };
 const char *to_string(ParallelStrategy s);
 
@@ -216,6 +217,7 @@ struct ParallelSchedule {
   uint32_t elements = 1;   // E: elements per invocation (blocked)
   std::string reason;      // the table row (or rule) that decided it
   bool everywhere = false; // an override that also replaces the table's naive choices
+  int64_t row = 0;         // L: the row length (rows; set by schedule_parallel)
 };
 
 // `naive`, or `blocked:E` (E = 2, 4 or 8); a trailing `!` applies it to every parallel kernel
