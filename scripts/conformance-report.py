@@ -46,8 +46,10 @@ def h200_paragraph(h200_list, total):
     listed = names(os.path.join(here, '..', 'tests', 'conformance', 'vulkan.node.txt'))
     passed = set(names(h200_list))
     commit = re.search(r'commit (\w+)', open(h200_list).read())
+    card = re.search(r'passed on an NVIDIA (H\d+)', open(h200_list).read())
     missing = [t for t in listed if t not in passed]
-    text = (f'\nVulkan on an NVIDIA H200 (`bash bench/h200_conform.sh run FOLDER`: artifacts compiled '
+    text = (f'\nVulkan on an NVIDIA {card.group(1) if card else "GPU"} '
+            f'(`bash bench/h200_conform.sh run FOLDER`: artifacts compiled '
             f'on the GPU machine for the live device, validation layer off there'
             f'{"; commit " + commit.group(1) if commit else ""}; passing tests in '
             f'tests/conformance/h200.node.txt): **{len(passed)} passed, {total - len(passed)} '
