@@ -297,7 +297,10 @@ private:
     auto it = ranges_.find(var->name);
     if (it == ranges_.end() || it->second.empty() || !it->second.back().range) return;
     Binding b = it->second.back(); // the same binding, known to be smaller here
-    const int64_t hi = *k - off - (cmp->op == CmpOp::lt ? 1 : 0);
+    int64_t hi;
+    if (__builtin_sub_overflow(*k, off, &hi) ||
+        __builtin_sub_overflow(hi, cmp->op == CmpOp::lt ? 1 : 0, &hi))
+      return;
     if (hi >= b.range->hi) return;
     if (hi < b.range->lo) return; // the branch never runs: nothing to learn
     b.range->hi = hi;
@@ -319,7 +322,7 @@ private:
   MaybeRange range(const Expr &e) {
     if (!e.is_scalar() || !is_int(e.type())) return std::nullopt;
     const ScalarType t = e.type();
-    if (auto c = const_of(e)) return Range{*c, *c};
+    if (auto c = const_of(e)) return fit(t, *c, *c);
     if (const Var *v = e.as<Var>()) {
       auto it = ranges_.find(v->name);
       if (it == ranges_.end() || it->second.empty()) return std::nullopt;
@@ -389,7 +392,9 @@ private:
       return;
     }
     if (auto c = const_of(x)) {
-      s.constant += k * *c;
+      int64_t v;
+      if (__builtin_mul_overflow(k, *c, &v) || __builtin_add_overflow(s.constant, v, &s.constant))
+        s.overflow = true;
       return;
     }
     if (const Var *v = x.as<Var>())
@@ -401,13 +406,26 @@ private:
         return;
       }
       if (b->op == BinOp::sub) {
+        if (k == std::numeric_limits<int64_t>::min()) {
+          s.overflow = true;
+          return;
+        }
         flatten(b->a, k, s);
         flatten(b->b, -k, s);
         return;
       }
       if (b->op == BinOp::mul) {
-        if (auto c = const_of(b->b)) return flatten(b->a, k * *c, s);
-        if (auto c = const_of(b->a)) return flatten(b->b, k * *c, s);
+        auto c = const_of(b->b);
+        const Expr &other = c ? b->a : b->b;
+        if (!c) c = const_of(b->a);
+        if (c) {
+          int64_t k2;
+          if (__builtin_mul_overflow(k, *c, &k2)) {
+            s.overflow = true;
+            return;
+          }
+          return flatten(other, k2, s);
+        }
       }
     }
     s.terms.push_back({k, x});
@@ -431,9 +449,10 @@ private:
       if (!r || std::abs(term.coef) > (int64_t(1) << 31) ||
           std::max(-r->lo, r->hi) > (int64_t(1) << 31))
         return std::nullopt;
-      const int64_t a = term.coef * r->lo, b = term.coef * r->hi;
-      lo += std::min(a, b);
-      hi += std::max(a, b);
+      const int64_t a = term.coef * r->lo, b = term.coef * r->hi; // both below 2^62
+      if (__builtin_add_overflow(lo, std::min(a, b), &lo) ||
+          __builtin_add_overflow(hi, std::max(a, b), &hi))
+        return std::nullopt;
     }
     return fit(t, lo, hi);
   }
