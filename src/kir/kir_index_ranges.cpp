@@ -446,7 +446,7 @@ private:
     int64_t lo = s.constant, hi = s.constant;
     for (const Term &term : s.terms) {
       MaybeRange r = range(term.atom);
-      if (!r || std::abs(term.coef) > (int64_t(1) << 31) ||
+      if (!r || term.coef < -(int64_t(1) << 31) || term.coef > (int64_t(1) << 31) ||
           std::max(-r->lo, r->hi) > (int64_t(1) << 31))
         return std::nullopt;
       const int64_t a = term.coef * r->lo, b = term.coef * r->hi; // both below 2^62
@@ -471,7 +471,8 @@ private:
       }
     Sum s;
     flatten(x, 1, s);
-    if (s.overflow) return std::nullopt;
+    const int64_t big = int64_t(1) << 62; // keeps the floor divisions below from overflowing
+    if (s.overflow || s.constant < -big || s.constant > big || D > big) return std::nullopt;
     // Multiples of D split off.
     {
       Sum q, r;
@@ -552,7 +553,10 @@ private:
         const Binary *d = s.terms[j].atom.as<Binary>();
         if (j == i || !d || d->op != BinOp::div || !same_value(d->a, m->a)) continue;
         const auto dc = const_of(d->b);
-        if (!dc || *dc != *c || s.terms[j].coef != *c * s.terms[i].coef) continue;
+        int64_t want;
+        if (!dc || *dc != *c || __builtin_mul_overflow(*c, s.terms[i].coef, &want) ||
+            s.terms[j].coef != want)
+          continue;
         s.terms[i].atom = m->a; // k * (x % c) -> k * x
         s.terms[j].coef = 0;    // the (x / c) * c * k term goes
         found = true;
