@@ -172,7 +172,7 @@ private:
     // The condition with the chain's lets substituted, innermost first.
     Expr c = branch->cond;
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) c = substitute(c, (*it)->var, (*it)->value);
-    if (!pure(c) || mentions(c, v.as<Var>()->name)) return Stmt();
+    if (!pure(c) || mentions(c, v.as<Var>()->name) || !immutable_outside(c)) return Stmt();
     for (const Let *l : chain)
       if (mentions(c, l->var.as<Var>()->name)) return Stmt();
     auto rebuild = [&](const Stmt &inner) {
@@ -182,6 +182,22 @@ private:
     };
     if (!branch->else_case.defined()) return if_then(c, rebuild(branch->then_case));
     return if_then(c, rebuild(branch->then_case), rebuild(branch->else_case));
+  }
+
+  // Whether every variable `e` reads is bound here by a let or a loop (not an assignable
+  // variable, which the loop body could change, nor one this pass has not seen bound).
+  bool immutable_outside(const Expr &e) const {
+    struct Names : Visitor {
+      std::vector<std::string> names;
+      using Visitor::visit;
+      void visit(const Var *n) override { names.push_back(n->name); }
+    } found;
+    found.visit(e);
+    for (const std::string &name : found.names) {
+      auto it = ranges_.find(name);
+      if (it == ranges_.end() || it->second.empty() || it->second.back().assignable) return false;
+    }
+    return true;
   }
 
   // Integer and boolean arithmetic on variables, constants and ids: no memory read (a load

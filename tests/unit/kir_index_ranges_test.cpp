@@ -121,3 +121,42 @@ TEST(IndexRanges, RecombinesOnlyTheSameValue) {
   EXPECT_NE(out.find("b1[a] = b0[(((a / 4) * 4) + (b % 4))]"), std::string::npos) << out;
   EXPECT_NE(out.find("b1[b] = b0[a]"), std::string::npos) << out;
 }
+
+// Unswitching: a loop-invariant condition is hoisted (two loops); one that reads an assignable
+// variable (the body could change it) or memory is not.
+TEST(IndexRanges, UnswitchesOnlyInvariantConditions) {
+  const std::string hoisted = ranged(kernel(R"(
+  let o: i32 = i32(workgroup_id.x)
+  for (u: i32, 0, 16) {
+    let c: i32 = (((o * 16) + u) / 16)
+    if ((c < 3)) {
+      b1[u] = b0[u]
+    } else {
+      b1[u] = 0.0f
+    }
+  }
+)"), {8, 1, 1});
+  EXPECT_LT(hoisted.find("if ("), hoisted.find("for (")) << hoisted; // the if outside
+  EXPECT_NE(hoisted.find("for (", hoisted.find("} else {")), std::string::npos) << hoisted;
+  EXPECT_NE(hoisted.find("if ((i32(workgroup_id.x) < 3))"), std::string::npos) << hoisted;
+
+  const std::string assigned = ranged(kernel(R"(
+  var f: i32 = 1
+  for (u: i32, 0, 16) {
+    if ((f > 0)) {
+      f = 0
+      b1[u] = b0[u]
+    }
+  }
+)"), {1, 1, 1});
+  EXPECT_LT(assigned.find("for ("), assigned.find("if (")) << assigned; // the loop stays outside
+
+  const std::string loaded = ranged(kernel(R"(
+  for (u: i32, 0, 16) {
+    if ((b0[0] > 0.0f)) {
+      b1[u] = b0[u]
+    }
+  }
+)"), {1, 1, 1});
+  EXPECT_LT(loaded.find("for ("), loaded.find("if (")) << loaded;
+}
