@@ -285,6 +285,7 @@ Result<std::vector<uint8_t>> compile_to_artifact(const Module &m, const kir::Tar
     stats->shifted_rows_contractions = c.shifted_rows_count();
     stats->tap_major_contractions = c.tap_major_count();
     stats->im2col_contractions = c.im2col_count();
+    stats->winograd_contractions = c.winograd_count();
     stats->whole_rows_windows = c.whole_rows_count();
     stats->attention = c.attention_count();
     stats->naive_row_reductions = c.row_strategy_count(RowStrategy::naive);

@@ -40,6 +40,12 @@ struct CompileOptions {
   // non-naive one, or everywhere the rules allow it (`kiln compile --parallel`); an empty
   // reason means none.
   compiler::ParallelSchedule parallel_override;
+  // Winograd for the 3x3 stride-1 convolutions the matrix strategy runs (cpu targets) with at
+  // least 196 output positions per image (families/conv_winograd.cpp): the output tile, 4
+  // (F(4x4, 3x3): 4x fewer multiplications, 2-3x the rounding error of direct summation) or 2
+  // (F(2x2, 3x3): 2.25x fewer, rounding like direct summation); 0 (`--winograd off`): shifted
+  // rows.
+  int winograd = 4;
   // Print each kernel (kernel-IR text, to stderr) after this stage: "lower" (as lowered),
   // "split-bindings", "index-ranges" (C backend), a kernel-IR pass name (kir/kir_pass.h) or "all"; empty: none.
   std::string print_kir_after;
@@ -97,6 +103,7 @@ struct CompileStats {
   int shifted_rows_contractions = 0; // matrix convolutions among them run as shifted rows
   int tap_major_contractions = 0;    // coop convolutions with k tap-major (repacked weights)
   int im2col_contractions = 0;       // ... or as im2col (too few channels for shifted rows)
+  int winograd_contractions = 0;     // ... or as Winograd (input transform, batched products, output transform)
   // Row reductions (softmax, normalisation, reduce) per strategy; the split path of long rows
   // is not counted.
   int naive_row_reductions = 0;

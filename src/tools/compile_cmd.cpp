@@ -44,6 +44,7 @@ struct CompileArgs {
   std::string window;
   std::string parallel;
   std::string barriers = "needed";
+  int winograd = 4;
   std::string print_kir_after;
 };
 
@@ -233,6 +234,7 @@ Status compile(const CompileArgs &a) {
   opts.auto_precision = chosen;
   opts.schedule = a.schedule;
   opts.concurrent_commands = a.barriers == "needed";
+  opts.winograd = a.winograd;
   opts.print_kir_after = a.print_kir_after;
   if (!a.contraction.empty() &&
       !compiler::parse_contraction_override(a.contraction, &opts.contraction_override))
@@ -284,7 +286,8 @@ Status compile(const CompileArgs &a) {
                                           {"split_k", stats.split_k_contractions},
                                           {"shifted_rows", stats.shifted_rows_contractions},
                                           {"tap_major", stats.tap_major_contractions},
-                                          {"im2col", stats.im2col_contractions}}},
+                                          {"im2col", stats.im2col_contractions},
+                                          {"winograd", stats.winograd_contractions}}},
                         {"row_reductions", {{"naive", stats.naive_row_reductions},
                                             {"workgroup_rows", stats.workgroup_row_reductions}}},
                         {"windows", {{"naive", stats.naive_windows},
@@ -340,6 +343,7 @@ struct ValidateArgs {
   compiler::WindowSchedule window;
   compiler::ParallelSchedule parallel;
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
+  int winograd = 4;
   bool per_op = false;
   bool auto_precision = false; // --precision auto (precision is then fp16)
   double max_error = 1e-2;
@@ -373,6 +377,7 @@ Status validate(const ValidateArgs &a) {
   opts.row_reduction_override = a.row_reduction;
   opts.window_override = a.window;
   opts.parallel_override = a.parallel;
+  opts.winograd = a.winograd;
   opts.precision = a.precision;
   runner->set_compile_options(opts);
   KILN_ASSIGN(auto got, runner->run(*module, inputs));
@@ -455,6 +460,7 @@ void add_compile_commands(CLI::App &app) {
                   "one that depends on an earlier one; every: a barrier before every command "
                   "(as --schedule naive)")
       ->check(CLI::IsMember({"needed", "every"}));
+  add_winograd_option(cmd, &c->winograd);
   cmd->add_option("--parallel", c->parallel,
                   "force a parallel schedule (elementwise, broadcast, gather, copies) for "
                   "tuning: naive or blocked:E (E = 2, 4, 8); a trailing ! applies it where the "
@@ -501,6 +507,7 @@ void add_compile_commands(CLI::App &app) {
   add_row_reduction_option(val, &v->row_reduction);
   add_window_option(val, &v->window);
   add_parallel_option(val, &v->parallel);
+  add_winograd_option(val, &v->winograd);
   val->add_option("--input", v->inputs, "NAME=FILE.npy (others get seeded random data)");
   val->add_option("--rtol", v->rtol, "relative tolerance");
   val->add_option("--atol", v->atol, "absolute tolerance");

@@ -37,6 +37,7 @@ struct ConformArgs {
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   compiler::RowReductionSchedule row_reduction;
   compiler::WindowSchedule window;
+  int winograd = 4;
   compiler::ParallelSchedule parallel;
 };
 
@@ -278,6 +279,7 @@ int conform(const ConformArgs &args) {
   opts.schedule = args.schedule;
   opts.row_reduction_override = args.row_reduction;
   opts.window_override = args.window;
+  opts.winograd = args.winograd;
   opts.parallel_override = args.parallel;
   (*runner)->set_compile_options(opts);
   if (!fs::is_directory(args.dir)) {
@@ -364,6 +366,7 @@ void add_conform_command(CLI::App &app) {
   add_schedule_option(cmd, &a->schedule);
   add_row_reduction_option(cmd, &a->row_reduction);
   add_window_option(cmd, &a->window);
+  add_winograd_option(cmd, &a->winograd);
   add_parallel_option(cmd, &a->parallel);
   cmd->add_option("--filter", a->filter, "run tests whose name matches this regex");
   cmd->add_option("--json", a->json, "write per-test results as JSON");

@@ -97,6 +97,17 @@ void add_window_option(CLI::App *cmd, compiler::WindowSchedule *out) {
       "window_rows:R[:guarded]; a trailing ! applies it where the table picks naive too");
 }
 
+void add_winograd_option(CLI::App *cmd, int *out) {
+  cmd->add_option_function<std::string>(
+         "--winograd",
+         [out](const std::string &s) { *out = s == "f4" ? 4 : s == "f2" ? 2 : 0; },
+         "cpu targets: 3x3 stride-1 convolutions of 196+ output positions per image as Winograd "
+         "F(4x4, 3x3) (f4, default: 4x fewer multiplications, 2-3x the rounding error of direct "
+         "summation), F(2x2, 3x3) (f2: 2.25x fewer, rounds like direct summation) or as "
+         "shifted rows (off)")
+      ->check(CLI::IsMember({"f2", "f4", "off"}));
+}
+
 void add_parallel_option(CLI::App *cmd, compiler::ParallelSchedule *out) {
   cmd->add_option_function<std::string>(
       "--parallel",

@@ -79,6 +79,10 @@ void add_window_option(CLI::App *cmd, compiler::WindowSchedule *out);
 // `out`.
 void add_parallel_option(CLI::App *cmd, compiler::ParallelSchedule *out);
 
+// Adds `--winograd f2|f4|off` (cpu targets' 3x3 convolutions; CompileOptions::winograd),
+// parsed into `out` as the output tile (2, 4) or 0.
+void add_winograd_option(CLI::App *cmd, int *out);
+
 // The compile options of kiln's commands: defaults, plus check_kir_round_trip when the
 // environment has KILN_CHECK_KIR_ROUND_TRIP=1.
 CompileOptions cli_compile_options();

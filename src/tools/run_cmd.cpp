@@ -67,6 +67,7 @@ struct RunArgs {
   compiler::ScheduleMode schedule = compiler::ScheduleMode::automatic;
   compiler::RowReductionSchedule row_reduction;
   compiler::WindowSchedule window;
+  int winograd = 4;
   compiler::ParallelSchedule parallel;
 };
 
@@ -85,6 +86,7 @@ Status run(const RunArgs &a) {
   opts.schedule = a.schedule;
   opts.row_reduction_override = a.row_reduction;
   opts.window_override = a.window;
+  opts.winograd = a.winograd;
   opts.parallel_override = a.parallel;
   opts.precision = a.precision;
   const bool reduced = a.precision != Precision::fp32;
@@ -239,6 +241,7 @@ void add_run_command(CLI::App &app) {
   add_schedule_option(cmd, &a->schedule);
   add_row_reduction_option(cmd, &a->row_reduction);
   add_window_option(cmd, &a->window);
+  add_winograd_option(cmd, &a->winograd);
   add_parallel_option(cmd, &a->parallel);
   cmd->add_option("--input", a->inputs, "NAME=FILE.npy (or .pb), one per model input");
   cmd->add_option("--output-dir", a->output_dir, "folder for one NAME.npy per output");

@@ -95,6 +95,51 @@ TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
   EXPECT_EQ(stats.im2col_contractions, 1);
 }
 
+// 3x3 stride-1 convolutions with at least 196 output positions per image run as Winograd
+// F(4x4, 3x3) (the default) or F(2x2, 3x3) (`--winograd f2`): partial tiles on both axes (30x29
+// and 30x33 outputs), asymmetric pads, no padding, several images, odd output channels, a fused
+// bias + relu written in place into a concat and a fused residual add. A 13x13 output stays
+// shifted rows. Tolerances: F(2x2) as direct summation; F(4x4)'s transforms round more (largest
+// error seen here 2e-5 with inputs and weights in [-1, 1] and up to 108 products per output,
+// outputs up to ~20), so it is held to 1e-4 + 1e-4 * |value|.
+TEST(CpuBackend, WinogradConvolutionsMatchTheReference) {
+  TestModule t;
+  std::mt19937 rng(23);
+  auto weights = [&](Shape s) { return random_weights(t, rng, std::move(s)); };
+  Value *x = t.param(DType::f32, {2, 8, 30, 29}, "x");
+  Value *bias = t.param(DType::f32, {20}, "bias");
+  Value *a = t.op("kiln.conv", {x, weights({20, 8, 3, 3}), bias},
+                  {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  Value *b = t.op("kiln.conv", {x, weights({6, 8, 3, 3})},
+                  {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  Value *cat = t.op("kiln.concat", {t.op("kiln.relu", {a}), b}, {{"axis", int64_t(1)}});
+  Value *x2 = t.param(DType::f32, {1, 12, 31, 33}, "x2");
+  Value *res = t.param(DType::f32, {1, 7, 30, 33}, "res");
+  Value *c = t.op("kiln.add", {t.op("kiln.conv", {x2, weights({7, 12, 3, 3})},
+                                    {{"pads", std::vector<int64_t>{0, 2, 1, 0}}}),
+                               res});
+  Value *x3 = t.param(DType::f32, {1, 4, 30, 30}, "x3");
+  Value *d = t.op("kiln.conv", {x3, weights({5, 4, 3, 3})});
+  Value *x4 = t.param(DType::f32, {1, 8, 13, 13}, "x4");
+  Value *e = t.op("kiln.conv", {x4, weights({8, 8, 3, 3})},
+                  {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  t.g->results = {cat, c, d, e};
+  CompileStats f4;
+  expect_matches_reference(t.m, {}, 1e-4, 1e-4, cpu(), {}, &f4);
+  EXPECT_EQ(f4.winograd_contractions, 4);
+  EXPECT_EQ(f4.shifted_rows_contractions, 1);
+  CompileOptions o;
+  o.winograd = 2;
+  CompileStats f2;
+  expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu(), o, &f2);
+  EXPECT_EQ(f2.winograd_contractions, 4);
+  o.winograd = 0;
+  CompileStats direct;
+  expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu(), o, &direct);
+  EXPECT_EQ(direct.winograd_contractions, 0);
+  EXPECT_EQ(direct.shifted_rows_contractions, 5);
+}
+
 // Depthwise convolutions and max pools run as bands of whole rows (the input rows copied into a
 // padded local array; stride 1 computed flat over wide rows, other strides from interleaved
 // column classes), whatever their width: 40, 27, 17 and 7 wide here. Stride, asymmetric pads,

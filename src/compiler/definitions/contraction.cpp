@@ -521,22 +521,26 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
 }
 
 void bind_a_panels(GridKernel &g, ContractionDef &d, const float *w, int64_t panel_rows,
-                   int64_t tk) {
+                   int64_t tk, bool batched) {
   const int64_t M = d.M, K = d.K(), pk = (K + tk - 1) / tk * tk;
-  const int64_t panels = (M + panel_rows - 1) / panel_rows;
-  Tensor packed(DType::f32, Shape{panels * pk * panel_rows});
+  const int64_t panels = (M + panel_rows - 1) / panel_rows, per = panels * pk * panel_rows;
+  const int64_t sets = batched ? d.batch : 1;
+  Tensor packed(DType::f32, Shape{sets * per});
   float *dst = packed.data_mut<float>();
-  std::fill(dst, dst + panels * pk * panel_rows, 0.0f);
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t k = 0; k < K; ++k)
-      dst[((m / panel_rows) * pk + k) * panel_rows + m % panel_rows] = w[m * K + k];
+  std::fill(dst, dst + sets * per, 0.0f);
+  for (int64_t z = 0; z < sets; ++z)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t k = 0; k < K; ++k)
+        dst[z * per + ((m / panel_rows) * pk + k) * panel_rows + m % panel_rows] =
+            w[(z * M + m) * K + k];
   d.a = g.scratch(g.ctx().new_constant(std::move(packed)), kir::ScalarType::f32, false);
   d.a_panel = panel_rows;
   d.a_panel_k = pk;
+  d.a_panel_batch = batched ? per : 0;
   const Shape kdims = d.kdims;
-  d.a_at = [=](const Expr &, const Expr &m, const std::vector<Expr> &k) {
-    return OperandRef{((m / panel_rows) * pk + flatten(k, kdims)) * panel_rows + m % panel_rows,
-                      Expr()};
+  d.a_at = [=](const Expr &z, const Expr &m, const std::vector<Expr> &k) {
+    Expr at = ((m / panel_rows) * pk + flatten(k, kdims)) * panel_rows + m % panel_rows;
+    return OperandRef{batched ? z * per + at : at, Expr()};
   };
 }
 

@@ -155,8 +155,9 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
     if (a_panels) {
       // The panel of this tile's rows, k step kt: tm x tk column-major, contiguous; whole in
       // every step (padded with zeros past M and K).
-      a_direct = matrix_load(ta, d.a, l.m0 * d.a_panel_k + k0 * t.tm, i32(t.tm),
-                             MatrixLayout::col_major);
+      Expr at = l.m0 * d.a_panel_k + k0 * t.tm;
+      if (d.a_panel_batch > 0) at = l.z * d.a_panel_batch + at;
+      a_direct = matrix_load(ta, d.a, at, i32(t.tm), MatrixLayout::col_major);
     } else if (a_direct_ok) {
       // A straight from its buffer at (m0, k0): element (r, c) at offset + r * stride + c.
       a_direct = matrix_load(ta, d.a, d.a_at(l.z, l.m0, coords_of(k0, d.kdims)).index,

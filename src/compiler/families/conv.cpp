@@ -6,6 +6,7 @@
 // (window.h) instead: its naive strategy is that same direct kernel.
 #include "compiler/definitions/contraction.h"
 #include "compiler/definitions/window.h"
+#include "compiler/families/conv_winograd.h"
 #include "compiler/families/kernel_helpers.h"
 
 #include "ops/nn_kernels.h"
@@ -469,6 +470,8 @@ Status lower_conv(LowerCtx &c, const Op &op) {
     if (ws.strategy != WindowStrategy::naive) return depthwise_window(c, op, w, ws);
   }
   if (!depthwise) {
+    KILN_ASSIGN(const bool wino, lower_conv_winograd(c, op, w));
+    if (wino) return Status::ok();
     KILN_ASSIGN(const bool shifted, lower_conv_shifted(c, op, w));
     if (shifted) return Status::ok();
     KILN_ASSIGN(const bool cols, lower_conv_im2col(c, op, w));

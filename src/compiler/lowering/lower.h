@@ -165,6 +165,8 @@ public:
   int tap_major_count() const { return tap_major_count_; }
   void count_im2col() { ++im2col_count_; }
   int im2col_count() const { return im2col_count_; }
+  void count_winograd() { ++winograd_count_; }
+  int winograd_count() const { return winograd_count_; }
   void count_whole_rows() { ++whole_rows_count_; }
   int whole_rows_count() const { return whole_rows_count_; }
   // Counts the kiln.sdpa ops run as one fused attention kernel.
@@ -203,6 +205,7 @@ private:
   int shifted_rows_count_ = 0;
   int tap_major_count_ = 0;
   int im2col_count_ = 0;
+  int winograd_count_ = 0;
   int whole_rows_count_ = 0;
   int attention_count_ = 0;
   std::array<int, 2> row_count_{};
