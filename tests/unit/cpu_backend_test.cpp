@@ -60,7 +60,9 @@ Value *random_weights(TestModule &t, std::mt19937 &rng, Shape s) {
 // Convolutions of one group with constant weights run as shifted rows (a padded copy of the
 // input in phase planes, taps x channels multiplied straight from it): asymmetric pads,
 // dilation, strides, channels padded to 4, several images, 1-D and 2-D, a fused bias + relu,
-// two of them written in place into a concat, and output widths that leave partial tiles.
+// two of them written in place into a concat, output widths that leave partial tiles, and two
+// grouped convolutions (4 channels per group: one set of packed weights per group; one
+// strided, one with a fused bias + sigmoid).
 TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
   TestModule t;
   std::mt19937 rng(11);
@@ -88,10 +90,17 @@ TEST(CpuBackend, ShiftedRowConvolutionsMatchTheReference) {
                    {{"pads", std::vector<int64_t>{2, 0, 1, 3}},
                     {"strides", std::vector<int64_t>{3, 2}},
                     {"dilations", std::vector<int64_t>{2, 1}}});
-  t.g->results = {cat, line, s2, s3, s4};
+  Value *gbias = t.param(DType::f32, {10}, "gbias");
+  Value *g1 = t.op("kiln.sigmoid", {t.op("kiln.conv", {x, weights({10, 4, 3, 3}), gbias},
+                                         {{"group", int64_t(2)},
+                                          {"pads", std::vector<int64_t>{1, 0, 1, 2}},
+                                          {"dilations", std::vector<int64_t>{1, 2}}})});
+  Value *g2 = t.op("kiln.conv", {x, weights({6, 4, 3, 3})},
+                   {{"group", int64_t(2)}, {"strides", std::vector<int64_t>{2, 2}}});
+  t.g->results = {cat, line, s2, s3, s4, g1, g2};
   CompileStats stats;
   expect_matches_reference(t.m, {}, 1e-4, 1e-5, cpu(), {}, &stats);
-  EXPECT_EQ(stats.shifted_rows_contractions, 5);
+  EXPECT_EQ(stats.shifted_rows_contractions, 7);
   EXPECT_EQ(stats.im2col_contractions, 1);
 }
 

@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -53,6 +55,12 @@ using namespace contraction_detail;
 namespace {
 
 Expr zero(ScalarType t) { return make_const(t, 0); }
+// Tile width of the matrix strategy for matrix-vector products (M <= 4); KILN_GEMV_COLS
+// overrides it (tuning).
+const int kGemvCols = [] {
+  const char *e = std::getenv("KILN_GEMV_COLS");
+  return e ? std::max(16, std::atoi(e) / 16 * 16) : 1024;
+}();
 
 
 Layout make_layout(const TileConfig &t, bool split_k, bool grouped) {
@@ -509,6 +517,10 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
       s.tile.tm = s.tile.rm = d.M <= s.tile.tm ? static_cast<int>(d.M) : fit(s.tile.tm, d.M, 4);
       s.tile.tn = s.tile.rn = fit(s.tile.tn, d.N, 16);
       s.tile.tk = d.K() <= 64 ? static_cast<int>(d.K()) : fit(s.tile.tk, d.K(), 4);
+      // A matrix-vector product (M of a few rows: a batch-1 fully connected layer) streams B
+      // once, memory-bound: wide tiles read each row of a row-major B as one long run instead
+      // of 64-column strips.
+      if (d.M <= 4) s.tile.tn = s.tile.rn = fit(kGemvCols, d.N, 16);
     }
   }
   for (uint64_t n : grid_of(d, s.tile, s.split_k))
@@ -521,10 +533,9 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
 }
 
 void bind_a_panels(GridKernel &g, ContractionDef &d, const float *w, int64_t panel_rows,
-                   int64_t tk, bool batched) {
+                   int64_t tk, int64_t sets) {
   const int64_t M = d.M, K = d.K(), pk = (K + tk - 1) / tk * tk;
   const int64_t panels = (M + panel_rows - 1) / panel_rows, per = panels * pk * panel_rows;
-  const int64_t sets = batched ? d.batch : 1;
   Tensor packed(DType::f32, Shape{sets * per});
   float *dst = packed.data_mut<float>();
   std::fill(dst, dst + sets * per, 0.0f);
@@ -536,11 +547,14 @@ void bind_a_panels(GridKernel &g, ContractionDef &d, const float *w, int64_t pan
   d.a = g.scratch(g.ctx().new_constant(std::move(packed)), kir::ScalarType::f32, false);
   d.a_panel = panel_rows;
   d.a_panel_k = pk;
-  d.a_panel_batch = batched ? per : 0;
+  d.a_panel_batch = sets > 1 ? per : 0;
+  d.a_panel_sets = sets;
   const Shape kdims = d.kdims;
+  const int64_t batch = d.batch;
   d.a_at = [=](const Expr &z, const Expr &m, const std::vector<Expr> &k) {
     Expr at = ((m / panel_rows) * pk + flatten(k, kdims)) * panel_rows + m % panel_rows;
-    return OperandRef{batched ? z * per + at : at, Expr()};
+    if (sets == 1) return OperandRef{at, Expr()};
+    return OperandRef{(sets == batch ? z : z % sets) * per + at, Expr()};
   };
 }
 

@@ -60,8 +60,9 @@ struct ContractionDef {
   // so every step of every tile multiplies A straight from the panel, one contiguous run per
   // step (bind_a_panels builds them and the matching a_at).
   int64_t a_panel = 0, a_panel_k = 0;
-  // Elements between two batch entries' panels (0: one set of panels for every entry).
-  int64_t a_panel_batch = 0;
+  // Several sets of panels (a_panel_sets > 1, a_panel_batch elements apart): batch entry z
+  // multiplies set z % a_panel_sets (a convolution's groups, a Winograd product's points).
+  int64_t a_panel_batch = 0, a_panel_sets = 1;
 
   int64_t K() const { return shape_numel(kdims); }
   ContractionShape shape() const {
@@ -71,10 +72,10 @@ struct ContractionDef {
 
 // Packs row-major weights w [d.M][d.K()] into the panels of ContractionDef::a_panel
 // (`panel_rows` rows, K rounded up to `tk`, zero-padded), adds them to the module as a
-// constant bound on `g`, and sets d.a, a_at, a_panel and a_panel_k. With `batched`, w is
-// [d.batch][d.M][d.K()]: one set of panels per batch entry (a_panel_batch apart).
+// constant bound on `g`, and sets d.a, a_at, a_panel and a_panel_k. With `sets` > 1, w is
+// [sets][d.M][d.K()]: batch entry z multiplies set z % sets.
 void bind_a_panels(GridKernel &g, ContractionDef &d, const float *w, int64_t panel_rows,
-                   int64_t tk, bool batched = false);
+                   int64_t tk, int64_t sets = 1);
 
 // Emits the kernel of `d` with schedule `s` (tiled or registers) through `g`, which already
 // has the definition's buffers bound. The naive strategy is the lowering's own kernel: this

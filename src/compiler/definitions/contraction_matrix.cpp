@@ -156,7 +156,8 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
       // The panel of this tile's rows, k step kt: tm x tk column-major, contiguous; whole in
       // every step (padded with zeros past M and K).
       Expr at = l.m0 * d.a_panel_k + k0 * t.tm;
-      if (d.a_panel_batch > 0) at = l.z * d.a_panel_batch + at;
+      if (d.a_panel_sets > 1)
+        at = (d.a_panel_sets == d.batch ? l.z : l.z % d.a_panel_sets) * d.a_panel_batch + at;
       a_direct = matrix_load(ta, d.a, at, i32(t.tm), MatrixLayout::col_major);
     } else if (a_direct_ok) {
       // A straight from its buffer at (m0, k0): element (r, c) at offset + r * stride + c.

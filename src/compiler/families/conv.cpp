@@ -156,14 +156,15 @@ ShiftedRows shifted_rows(const nn::Window &w) {
   return s;
 }
 
-// Whether `op` (not depthwise) can take the shifted-rows form, and its weights.
-const Tensor *shifted_rows_weights(const Op &op, const nn::Window &w, int64_t G, int64_t C) {
+// Whether `op` (not depthwise) can take the shifted-rows form, and its weights (Cg: the
+// channels of a group).
+const Tensor *shifted_rows_weights(const Op &op, const nn::Window &w, int64_t Cg) {
   bool strided = false;
   for (int64_t r = 0; r < w.rank(); ++r) strided = strided || w.strides[r] != 1;
   // Channels not a multiple of 4 (a first layer's 3) stay staged: padded with zero channels,
   // the 4-deep k steps and the phase copy cost more than the staged im2col (measured on
   // squeezenet1_1's first convolution: 1.5 -> 2.2 ms).
-  if (G != 1 || (w.kernel_size() == 1 && !strided) || C % 4 != 0) return nullptr;
+  if ((w.kernel_size() == 1 && !strided) || Cg % 4 != 0) return nullptr;
   if (op.operands[0]->type.dtype != DType::f32 || op.results[0]->type.dtype != DType::f32)
     return nullptr;
   const Tensor *wt = const_operand(op, 1);
@@ -233,7 +234,9 @@ Status emit_pad_rows(LowerCtx &c, const Op &op, const nn::Window &w, const Shift
 Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) {
   const Shape &xd = op.operands[0]->type.dims;
   const int64_t images = xd[0], C = xd[1], M = op.operands[1]->type.dims[0];
-  const Tensor *wt = shifted_rows_weights(op, w, op.attr_int("group", 1), C);
+  // Groups: batch entry z = image * G + group; the group's channels and rows of the weights.
+  const int64_t G = op.attr_int("group", 1), Cg = C / G, Mg = M / G;
+  const Tensor *wt = shifted_rows_weights(op, w, Cg);
   if (!wt) return false;
   const ShiftedRows s = shifted_rows(w);
   const int64_t S = shape_numel(s.phases);
@@ -242,35 +245,36 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
   const uint64_t padded_count = static_cast<uint64_t>(planes * s.plane + s.slack);
   if (padded_count > static_cast<uint64_t>(INT32_MAX)) return false; // i32 indices
   ContractionDef d;
-  d.batch = images;
-  d.M = M;
+  d.batch = images * G;
+  d.M = Mg;
   d.N = shape_numel(s.wide);
   d.kdims = Shape(w.kernel);
-  d.kdims.push_back(C);
+  d.kdims.push_back(Cg);
   ContractionSchedule sched = schedule_contraction(c, d);
   if (sched.strategy != Strategy::matrix || sched.split_k != 1) return false;
   // tk: a multiple of 4 dividing the channels, so no k step straddles two kernel offsets.
-  int tk = std::min<int>(sched.tile.tk, static_cast<int>(C)) / 4 * 4;
-  while (C % tk != 0) tk -= 4;
+  int tk = std::min<int>(sched.tile.tk, static_cast<int>(Cg)) / 4 * 4;
+  while (Cg % tk != 0) tk -= 4;
   sched.tile.tk = tk;
   c.count_strategy(sched.strategy);
   c.count_shifted_rows();
 
-  // Weights [M][C][taps] -> [M][taps][C], then into panels of the tile's rows (k = (taps, C)).
-  Tensor packed(DType::f32, Shape{M, ksize * C});
+  // Weights [M][Cg][taps] -> [M][taps][Cg] (= [G][Mg][taps][Cg]), then into panels of the
+  // tile's rows (k = (taps, Cg)), one set per group.
+  Tensor packed(DType::f32, Shape{M, ksize * Cg});
   const float *src = wt->data<float>();
   float *dst = packed.data_mut<float>();
   for (int64_t m = 0; m < M; ++m)
-    for (int64_t ci = 0; ci < C; ++ci)
+    for (int64_t ci = 0; ci < Cg; ++ci)
       for (int64_t t = 0; t < ksize; ++t)
-        dst[(m * ksize + t) * C + ci] = src[(m * C + ci) * ksize + t];
+        dst[(m * ksize + t) * Cg + ci] = src[(m * Cg + ci) * ksize + t];
 
   const int pad_id = c.new_scratch(padded_count * 4);
   KILN_TRY(emit_pad_rows(c, op, w, s, C, planes, pad_id));
 
   GridKernel g(c, op, "conv_rows");
   d.acc = ScalarType::f32;
-  bind_a_panels(g, d, packed.data<float>(), sched.tile.tm, tk);
+  bind_a_panels(g, d, packed.data<float>(), sched.tile.tm, tk, G);
   d.b = g.scratch(pad_id, ScalarType::f32, false);
   BufferVar B{-1, ScalarType::f32};
   if (op.operands.size() > 2) {
@@ -286,7 +290,8 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
       ph.push_back(w.strides[r] == 1 ? i32(0) : t % w.strides[r]);
       shift = shift + (w.strides[r] == 1 ? t : t / w.strides[r]) * s.astride[r];
     }
-    const Expr plane = (z * C + k.back()) * S + flatten(ph, s.phases);
+    // (z * Cg + channel): image * C + group * Cg + channel.
+    const Expr plane = (z * Cg + k.back()) * S + flatten(ph, s.phases);
     return OperandRef{plane * s.plane + shift + n, Expr()};
   };
   d.store = [&](const Expr &z, const Expr &m, const Expr &n, const Expr &acc) -> Result<Stmt> {
@@ -295,9 +300,10 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
     for (int64_t r = 1; r < w.rank(); ++r)
       if (s.wide[r] != w.out[r]) valid = valid.defined() ? logical_and(valid, o[r] < w.out[r])
                                                          : o[r] < w.out[r];
-    Expr v = B.index >= 0 ? acc + load(B, m) : acc;
-    KILN_ASSIGN(Stmt st, g.store(Y, (z * M + m) * out_size + flatten(o, Shape(w.out)), v,
-                                 out_coords(z, m, o)));
+    const Expr oc = G == 1 ? m : (z % G) * Mg + m;
+    Expr v = B.index >= 0 ? acc + load(B, oc) : acc;
+    KILN_ASSIGN(Stmt st, g.store(Y, (z * Mg + m) * out_size + flatten(o, Shape(w.out)), v,
+                                 out_coords(G == 1 ? z : z / G, oc, o)));
     return valid.defined() ? if_then(valid, st) : st;
   };
   d.store_n_outer = false;
@@ -314,11 +320,13 @@ Result<bool> lower_conv_shifted(LowerCtx &c, const Op &op, const nn::Window &w) 
     for (size_t r = 1; r < o.size(); ++r)
       if (outer_wide[r] != outer_out[r])
         valid = valid.defined() ? logical_and(valid, o[r] < outer_out[r]) : o[r] < outer_out[r];
-    Expr v = B.index >= 0 ? acc + load(B, m) : acc;
+    const Expr ch = G == 1 ? m : (z % G) * Mg + m;
+    Expr v = B.index >= 0 ? acc + load(B, ch) : acc;
     const Expr at = flatten(o, outer_out) * w.out[rank - 1] + col;
     std::vector<Expr> oc = o;
     oc.push_back(col);
-    KILN_ASSIGN(Stmt st, g.store(Y, (z * M + m) * out_size + at, v, out_coords(z, m, oc)));
+    KILN_ASSIGN(Stmt st, g.store(Y, (z * Mg + m) * out_size + at, v,
+                                 out_coords(G == 1 ? z : z / G, ch, oc)));
     return valid.defined() ? if_then(valid, st) : st;
   };
   KILN_TRY(emit_contraction(g, d, sched));

@@ -300,7 +300,7 @@ Result<bool> lower_conv_winograd(LowerCtx &c, const Op &op, const nn::Window &w)
     GridKernel g(c, op, fmt::format("conv_wino{}_gemm", m));
     d.acc = ScalarType::f32;
     const std::vector<float> u = transform_weights(*t.f, wt->data<float>(), t.M, t.C);
-    bind_a_panels(g, d, u.data(), sched.tile.tm, sched.tile.tk, true);
+    bind_a_panels(g, d, u.data(), sched.tile.tm, sched.tile.tk, n * n);
     d.b = g.scratch(v_id, ScalarType::f32, false);
     const BufferVar S = g.scratch(s_id, ScalarType::f32, true);
     const int64_t C = t.C, T = t.T, M = t.M;

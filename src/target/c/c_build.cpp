@@ -161,7 +161,10 @@ static inline __attribute__((always_inline)) void kiln_mma_f32_strided(
       for (int j = 0; j < nfull; j += cb) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, KILN_RB, KILN_NV, K);
       for (int j = nfull; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, KILN_RB, 1, K);
     } else {
-      for (int j = 0; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, rows, 1, K);
+      /* Fewer rows (a matrix-vector product, a tile's last rows): still KILN_NV accumulators
+         per row, so the multiply-adds are not one dependent chain per vector. */
+      for (int j = 0; j < nfull; j += cb) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, rows, KILN_NV, K);
+      for (int j = nfull; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, rows, 1, K);
     }
     for (int r = 0; r < rows; ++r)
       for (int j = nvec; j < N; ++j) {
