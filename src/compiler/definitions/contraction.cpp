@@ -55,6 +55,12 @@ using namespace contraction_detail;
 namespace {
 
 Expr zero(ScalarType t) { return make_const(t, 0); }
+// Widest single N tile the matrix strategy takes to avoid padding a few tiles; KILN_ONE_TILE
+// overrides it (tuning; 0 turns it off).
+const int64_t kSingleTileCols = [] {
+  const char *e = std::getenv("KILN_ONE_TILE");
+  return e ? std::atoi(e) : 256;
+}();
 // Tile width of the matrix strategy for matrix-vector products (M <= 4); KILN_GEMV_COLS
 // overrides it (tuning).
 const int kGemvCols = [] {
@@ -516,6 +522,17 @@ ContractionSchedule schedule_contraction(LowerCtx &c, const ContractionDef &d) {
       // A in every step and B in the second).
       s.tile.tm = s.tile.rm = d.M <= s.tile.tm ? static_cast<int>(d.M) : fit(s.tile.tm, d.M, 4);
       s.tile.tn = s.tile.rn = fit(s.tile.tn, d.N, 16);
+      // An N of a few tiles that the 16-column rounding would pad by much (196 positions of a
+      // 14x14 layer: four tiles of 49 computed as 64, 256 columns) takes one tile of N
+      // rounded to 16 (208) where the batch and M still give at least four workgroups.
+      {
+        const int64_t tiles = (d.N + s.tile.tn - 1) / s.tile.tn;
+        const int64_t one = (d.N + 15) / 16 * 16;
+        const int64_t m_tiles = (d.M + s.tile.tm - 1) / s.tile.tm;
+        if (tiles > 1 && one <= kSingleTileCols && one < tiles * s.tile.tn &&
+            d.batch * m_tiles >= 4)
+          s.tile.tn = s.tile.rn = static_cast<int>(one);
+      }
       s.tile.tk = d.K() <= 64 ? static_cast<int>(d.K()) : fit(s.tile.tk, d.K(), 4);
       // A matrix-vector product (M of a few rows: a batch-1 fully connected layer) streams B
       // once, memory-bound: wide tiles read each row of a row-major B as one long run instead
