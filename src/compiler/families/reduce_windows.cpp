@@ -219,13 +219,15 @@ Status lower_lrn(LowerCtx &c, const Op &op) {
   const ScalarType at = acc_type(X.elem);
   // x / d^beta; beta = 0.75 (AlexNet's, GoogLeNet's) as x * r * sqrt(r), r = rsqrt(d), which
   // a C compiler vectorises where pow is a library call per element.
-  auto scaled = [&](const Expr &x, const Expr &sq) {
-    Expr d = make_const(at, bias) + make_const(at, alpha / static_cast<double>(size)) * sq;
-    if (beta == 0.75) {
-      Expr r = call(Intrinsic::rsqrt, {d});
-      return x * r * call(Intrinsic::sqrt, {r});
-    }
-    return x / pow(d, make_const(at, beta));
+  // Stores y[i] = x[i] / d^beta, d = bias + alpha / size * sq; beta 0.75 as x * r * sqrt(r),
+  // r = rsqrt(d) bound once.
+  auto store_scaled = [&](const Expr &i, const Expr &sq) {
+    const Expr x = cast(at, load(X, i));
+    const Expr d = make_const(at, bias) + make_const(at, alpha / static_cast<double>(size)) * sq;
+    if (beta != 0.75) return store(Y, i, cast(Y.elem, x / pow(d, make_const(at, beta))));
+    const Expr r = var(g.fresh("r"), at);
+    return let(r, call(Intrinsic::rsqrt, {d}),
+               store(Y, i, cast(Y.elem, x * r * call(Intrinsic::sqrt, {r}))));
   };
   if (size <= 16) {
     // The window unrolled, no loop: channel ch + j read clamped into [0, C) and counted only
@@ -240,7 +242,8 @@ Status lower_lrn(LowerCtx &c, const Op &op) {
         Expr term = j == 0 ? e * e : select(logical_and(ch + j >= 0, ch + j < C), e * e, zero(at));
         sq = sq.defined() ? sq + term : term;
       }
-      return let(ch, (i / sp) % C, store(Y, i, cast(Y.elem, scaled(cast(at, load(X, i)), sq))));
+      const Expr sum = var(g.fresh("sq"), at);
+      return let(ch, (i / sp) % C, let(sum, sq, store_scaled(i, sum)));
     });
   }
   return g.finish(shape_numel(xd), [&](Expr i) -> Result<Stmt> {
@@ -253,8 +256,7 @@ Status lower_lrn(LowerCtx &c, const Op &op) {
     return let(ch, (i / sp) % C,
                let(base, i - ch * sp,
                    let(first, max(ch - lo, i32(0)),
-                       block({declare_var(sq, zero(at)), loop,
-                              store(Y, i, cast(Y.elem, scaled(cast(at, load(X, i)), sq)))}))));
+                       block({declare_var(sq, zero(at)), loop, store_scaled(i, sq)}))));
   });
 }
 
