@@ -169,7 +169,15 @@ Result<Expr> binary_expr(const Op &op, std::string_view name, const Expr &a, con
   if (name == "mod") return fl ? py_mod_fix(a % b, b) : int_safe(b, py_mod_fix(a % b, b));
   if (name == "max" || name == "min") {
     Expr m = name == "max" ? max(a, b) : min(a, b);
-    return fl ? select(isnan_(a), a, select(isnan_(b), b, m)) : m;
+    if (!fl) return m;
+    // An operand that is a number (a folded constant: a clip's bounds) needs no NaN check.
+    auto number = [](const Expr &x) {
+      const auto *f = x.as<FloatImm>();
+      return f && !std::isnan(f->value);
+    };
+    if (number(b)) return select(isnan_(a), a, m);
+    if (number(a)) return select(isnan_(b), b, m);
+    return select(isnan_(a), a, select(isnan_(b), b, m));
   }
   if (name == "prelu") return select(a < k(a, 0), a * b, a);
   if (name == "pow") {
@@ -363,9 +371,16 @@ Status lower_map(LowerCtx &c, const Op &op, const std::vector<const Value *> &op
                  const MapFn &f) {
   GridKernel g(c, op, std::string(op.name().substr(5)));
   std::vector<BufferVar> ins;
+  std::vector<Expr> imms; // one-element constants, folded (scalar_immediate)
   bool broadcast = false;
   const Shape &os = op.results[0]->type.dims;
   for (const Value *v : operands) {
+    KILN_ASSIGN(ScalarType t, scalar_type(op, v->type.dtype));
+    imms.push_back(scalar_immediate(v, t));
+    if (imms.back().defined()) {
+      ins.push_back(BufferVar{-1, t});
+      continue;
+    }
     KILN_ASSIGN(BufferVar b, g.in(v));
     ins.push_back(b);
     broadcast = broadcast || v->type.dims != os;
@@ -375,6 +390,10 @@ Status lower_map(LowerCtx &c, const Op &op, const std::vector<const Value *> &op
     auto body = [&](const std::vector<Expr> &cs) -> Result<Stmt> {
       std::vector<Expr> xs;
       for (size_t k = 0; k < operands.size(); ++k) {
+        if (imms[k].defined()) {
+          xs.push_back(imms[k]);
+          continue;
+        }
         const Shape &is = operands[k]->type.dims;
         xs.push_back(load(ins[k], is == os ? i : broadcast_index(cs, is)));
       }

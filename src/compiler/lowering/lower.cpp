@@ -220,6 +220,12 @@ Result<BufferVar> GridKernel::out(const Value *v) {
         ops.push_back(BufferVar{-1, o.elem});
         continue;
       }
+      KILN_ASSIGN(ScalarType xt, scalar_type(*step, x->type.dtype));
+      if (Expr c = scalar_immediate(x, xt); c.defined()) {
+        be.immediates[{be.operands.size(), ops.size()}] = c;
+        ops.push_back(BufferVar{-2, xt});
+        continue;
+      }
       KILN_ASSIGN(BufferVar b, bind(x, false));
       ops.push_back(b);
     }
@@ -280,6 +286,10 @@ Result<Stmt> GridKernel::store(const BufferVar &o, const Expr &i, Expr v,
       std::vector<Expr> xs;
       for (size_t j = 0; j < step.operands.size(); ++j) {
         const BufferVar &b = be.operands[s][j];
+        if (b.index == -2) {
+          xs.push_back(be.immediates.at({s, j}));
+          continue;
+        }
         if (b.index < 0) {
           xs.push_back(v);
           continue;
@@ -447,6 +457,22 @@ Status unsupported(const Op &op, const std::string &what) {
 
 const Tensor *const_operand(const Op &op, size_t i) {
   return i < op.operands.size() ? Builder::constant_value(op.operands[i]) : nullptr;
+}
+
+Expr scalar_immediate(const Value *v, ScalarType t) {
+  const Tensor *c = Builder::constant_value(v);
+  if (!c || c->numel() != 1) return Expr();
+  switch (c->dtype()) {
+  case DType::f32:
+  case DType::f16:
+  case DType::f64:
+    return is_float(t) ? fimm(t, c->get_f64(0)) : Expr();
+  case DType::i32:
+  case DType::boolean:
+    return is_int(t) || t == ScalarType::boolean ? imm(t, c->get_i64(0)) : Expr();
+  default:
+    return Expr();
+  }
 }
 
 Result<int64_t> norm_axis(const Op &op, int64_t axis, int64_t rank) {

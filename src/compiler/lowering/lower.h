@@ -259,7 +259,9 @@ private:
   struct BoundEpilogue {
     const Epilogue *e;
     Shape shape;                                       // of the root (and every chain value)
-    std::vector<std::vector<kir::BufferVar>> operands; // per step, per operand (-1: chain value)
+    // per step, per operand (-1: the chain value, -2: an immediate, in `immediates`)
+    std::vector<std::vector<kir::BufferVar>> operands;
+    std::map<std::pair<size_t, size_t>, kir::Expr> immediates; // by (step, operand)
   };
   std::map<int, BoundEpilogue> epi_; // by result binding index
   LowerCtx &c_;
@@ -293,6 +295,10 @@ Status require_static(const Op &op);
 Status unsupported(const Op &op, const std::string &what);
 // The constant value of operand i (nullptr unless defined by kiln.constant).
 const Tensor *const_operand(const Op &op, size_t i);
+// The value of `v` as an immediate of type t when v is a one-element constant (a clip's bounds,
+// a scale): folded into the kernel instead of bound and loaded, so the C compiler sees e.g.
+// max(x, 0) and vectorises it. Empty otherwise.
+kir::Expr scalar_immediate(const Value *v, kir::ScalarType t);
 Result<int64_t> norm_axis(const Op &op, int64_t axis, int64_t rank);
 // Largest value of a float type (for max-reductions' initial value).
 kir::Expr lowest_value(kir::ScalarType t);

@@ -24,8 +24,8 @@ constexpr int kSpins = 20000;
 
 } // namespace
 
-Pool::Pool(unsigned threads) {
-  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker(); });
+Pool::Pool(unsigned threads) : cursors_(new Cursor[threads < 1 ? 1 : threads]) {
+  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker(i); });
 }
 
 Pool::~Pool() {
@@ -38,20 +38,30 @@ Pool::~Pool() {
   for (std::thread &t : workers_) t.join();
 }
 
-void Pool::take_chunks(const Job &job) {
+uint32_t Pool::slice_end(const Job &job, unsigned t) const {
+  return static_cast<uint32_t>(uint64_t(job.n) * (t + 1) / threads());
+}
+
+void Pool::take_chunks(const Job &job, unsigned self) {
   const uint64_t tag = uint64_t(job.id) << 32;
-  uint64_t v = next_.load(std::memory_order_acquire);
-  for (;;) {
-    if ((v & ~uint64_t(0xffffffff)) != tag) return; // another job by now
-    const uint32_t b = static_cast<uint32_t>(v);
-    if (b >= job.n) return;
-    const uint32_t e = job.n - b < job.chunk ? job.n : b + job.chunk;
-    if (!next_.compare_exchange_weak(v, tag | e, std::memory_order_acq_rel,
-                                     std::memory_order_acquire))
-      continue;
-    job.fn(job.ctx, b, e);
-    done_.fetch_add(e - b, std::memory_order_acq_rel);
-    v = next_.load(std::memory_order_acquire);
+  const unsigned count = threads();
+  for (unsigned k = 0; k < count; ++k) {
+    const unsigned t = (self + k) % count;
+    const uint32_t end = slice_end(job, t);
+    std::atomic<uint64_t> &cursor = cursors_[t].next;
+    uint64_t v = cursor.load(std::memory_order_acquire);
+    for (;;) {
+      if ((v & ~uint64_t(0xffffffff)) != tag) return; // another job by now
+      const uint32_t b = static_cast<uint32_t>(v);
+      if (b >= end) break;
+      const uint32_t e = end - b < job.chunk ? end : b + job.chunk;
+      if (!cursor.compare_exchange_weak(v, tag | e, std::memory_order_acq_rel,
+                                        std::memory_order_acquire))
+        continue;
+      job.fn(job.ctx, b, e);
+      done_.fetch_add(e - b, std::memory_order_acq_rel);
+      v = cursor.load(std::memory_order_acquire);
+    }
   }
 }
 
@@ -67,11 +77,13 @@ void Pool::run(uint32_t n, uint32_t chunk, Fn fn, void *ctx) {
     job = Job{fn, ctx, n, chunk, job_.id + 1};
     job_ = job;
     done_.store(0, std::memory_order_relaxed);
-    next_.store(uint64_t(job.id) << 32, std::memory_order_release);
+    for (unsigned t = 0; t < threads(); ++t)
+      cursors_[t].next.store(uint64_t(job.id) << 32 | (t ? slice_end(job, t - 1) : 0),
+                             std::memory_order_release);
     published_.store(job.id, std::memory_order_release);
   }
   wake_.notify_all();
-  take_chunks(job);
+  take_chunks(job, 0);
   // Chunks other threads claimed may still be running: wait for them, yielding the core to
   // them after a short spin (on a busy machine a worker may be waiting for it).
   for (int spins = 0; done_.load(std::memory_order_acquire) != n; ++spins) {
@@ -80,7 +92,7 @@ void Pool::run(uint32_t n, uint32_t chunk, Fn fn, void *ctx) {
   }
 }
 
-void Pool::worker() {
+void Pool::worker(unsigned self) {
   uint32_t seen = 0;
   for (;;) {
     uint32_t id = published_.load(std::memory_order_acquire);
@@ -96,7 +108,7 @@ void Pool::worker() {
       job = job_;
     }
     seen = job.id;
-    take_chunks(job);
+    take_chunks(job, self);
   }
 }
 

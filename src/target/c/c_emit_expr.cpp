@@ -58,6 +58,34 @@ Result<std::string> Emitter::lanewise(const ValueType &result, const std::vector
   return s + r + "; })";
 }
 
+namespace {
+
+bool same_value(const Expr &a, const Expr &b) {
+  if (a.same_as(b)) return true;
+  const auto *x = a.as<Var>(), *y = b.as<Var>();
+  return x && y && x->name == y->name;
+}
+
+} // namespace
+
+// select(isnan(x), x, max(x, y)) (or min): the prelude's kiln_max / kiln_min return their first
+// operand when it is NaN (a < b ? b : a), so the select is the max itself. Kernel IR keeps the
+// check because other targets' max (SPIR-V FMax) leaves NaN operands undefined; dropping it
+// here lets GCC compile a clip to vmaxps / vminps without a branch per element.
+bool nan_guard_is_redundant(const Select &s) {
+  const auto *c = s.cond.as<Call>();
+  const auto *m = s.f.as<Binary>();
+  return c && c->fn == Intrinsic::isnan && same_value(c->args[0], s.t) && m &&
+         (m->op == BinOp::max || m->op == BinOp::min) && same_value(m->a, s.t);
+}
+
+std::string Emitter::opaque_constant(ScalarType t, double v) {
+  const std::string decl = fmt::format("{} {{}} = {}", c_type(t), float_literal(t, v));
+  auto [it, added] = opaque_constants_.try_emplace(decl, "");
+  if (added) it->second = fmt::format("kiln_k{}", opaque_constants_.size() - 1);
+  return it->second;
+}
+
 Result<std::string> Emitter::node(const Expr &e) {
   switch (e.kind()) {
   case ExprKind::IntImm: return int_literal(e.type(), e.as<IntImm>()->value);
@@ -81,6 +109,17 @@ Result<std::string> Emitter::node(const Expr &e) {
       return matrix_map(e.value_type(), x, y, fmt::format("X {} Y", op));
     }
     const BinOp op = b->op;
+    if ((op == BinOp::min || op == BinOp::max) && e.is_scalar() &&
+        (e.type() == ScalarType::f32 || e.type() == ScalarType::f64) &&
+        (b->a.as<FloatImm>() || b->b.as<FloatImm>())) {
+      auto operand = [&](const Expr &x) -> Result<std::string> {
+        if (const auto *f = x.as<FloatImm>()) return opaque_constant(x.type(), f->value);
+        return expr(x);
+      };
+      KILN_ASSIGN(std::string x, operand(b->a));
+      KILN_ASSIGN(std::string y, operand(b->b));
+      return binary_scalar(op, e.type(), x, y);
+    }
     const bool wrap = (e.type() == ScalarType::i32 || e.type() == ScalarType::i64) &&
                       (op == BinOp::add || op == BinOp::sub || op == BinOp::mul) &&
                       carries_value(e);
@@ -125,6 +164,7 @@ Result<std::string> Emitter::node(const Expr &e) {
   case ExprKind::Select: {
     const auto *s = e.as<Select>();
     if (e.is_matrix()) return unsupported("cooperative matrices");
+    if (nan_guard_is_redundant(*s)) return node(s->f);
     if (s->cond.is_scalar()) { // only the chosen side is evaluated: guarded loads stay safe
       KILN_ASSIGN(std::string c, expr(s->cond));
       KILN_ASSIGN(std::string t, expr(s->t));

@@ -33,6 +33,7 @@ Result<std::string> Emitter::run() {
     line(fmt::format("(void){};", name));
     invariant_loads_[{b, i}] = name;
   }
+  consts_at_ = out_.size();
   line("const uint32_t *const pc = kiln_d->push; (void)pc;");
   line("const uint32_t kiln_nx = kiln_d->groups[0], kiln_ny = kiln_d->groups[1];");
   line("(void)kiln_nx; (void)kiln_ny;");
@@ -64,6 +65,11 @@ Result<std::string> Emitter::run() {
     used_->shared_memory_bytes = static_cast<uint32_t>(shared_bytes);
     used_->max_workgroup_invocations = wg_;
   }
+  std::string consts;
+  for (const auto &[decl, name] : opaque_constants_)
+    consts += fmt::format("  {}; __asm__(\"\" : \"+v\"({}));\n",
+                          fmt::format(fmt::runtime(decl), name), name);
+  out_.insert(consts_at_, consts);
   // The matrix types the kernel uses, defined once per translation unit.
   std::string types;
   for (const std::string &m : matrix_types_)

@@ -53,6 +53,14 @@ private:
   // once into locals before the workgroup loop: as loads inside a select they would be
   // conditional, which keeps GCC from vectorising the loop around them. Keyed by (buffer, index).
   std::map<std::pair<int, int64_t>, std::string> invariant_loads_;
+  // Float constants compared against by a min / max (a clip's bounds, folded into the kernel
+  // IR), as locals the C compiler cannot see through: with the literal GCC threads the jumps
+  // of a clamp into data-dependent branches in scalar loop remainders (a 2.5x slower
+  // depthwise kernel on mobilenet_v2, where the mispredictions dominated); as an opaque
+  // register it emits maxss / blends. Declared at the top of the kernel (at consts_at_).
+  std::map<std::string, std::string> opaque_constants_; // declaration ("T {} = v") -> name
+  size_t consts_at_ = 0;
+  std::string opaque_constant(ScalarType t, double v);
   std::set<std::string> matrix_types_;            // C names of the matrix types used
   std::map<std::string, uint32_t> matrix_elems_; // and their element counts
 
