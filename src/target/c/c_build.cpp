@@ -91,7 +91,8 @@ KILN_FLOAT(float, f32, float, f) KILN_FLOAT(double, f64, double, ) KILN_FLOAT(_F
 
 /* Cooperative matrices of f32 (one invocation per subgroup: a matrix is an array the
    invocation owns, row-major). The sizes are constants at every call, so after inlining each
-   loop below has fixed bounds. kiln_mma_f32: c[M x N] += a[M x K] * b[K x N], a and b row-major
+   loop below has fixed bounds. kiln_mma_f32: c[M x N] += a[M x K] * b[K x N] (c = a * b when
+   `zero`: the first product into an accumulator, which is never filled), a and b row-major
    with leading dimensions lda and ldb (kiln_mma_f32_acm: a column-major), register-blocked for the vector width of the ISA level
    the object is compiled for: KILN_RB rows x KILN_NV vectors of accumulators, one b row of
    KILN_NV vectors and one broadcast a element per k step. */
@@ -114,12 +115,14 @@ typedef float kiln_vf __attribute__((vector_size(KILN_VW * 4), aligned(4)));
 
 static inline __attribute__((always_inline)) void kiln_mma_rows(
     float *restrict c, int ldc, const float *restrict a, uint32_t ars, uint32_t aks,
-    const float *restrict b, uint32_t ldb, const int rows, const int nv, const int K) {
+    const float *restrict b, uint32_t ldb, const int rows, const int nv, const int K,
+    const int zero) {
   kiln_vf acc[KILN_RB][KILN_NV];
   #pragma GCC unroll 4
   for (int r = 0; r < rows; ++r)
     #pragma GCC unroll 4
-    for (int v = 0; v < nv; ++v) acc[r][v] = *(const kiln_vf *)&c[r * ldc + v * KILN_VW];
+    for (int v = 0; v < nv; ++v)
+      acc[r][v] = zero ? (kiln_vf){0} : *(const kiln_vf *)&c[r * ldc + v * KILN_VW];
   for (int k = 0; k < K; ++k) {
     kiln_vf bv[KILN_NV];
     #pragma GCC unroll 4
@@ -144,7 +147,8 @@ static inline __attribute__((always_inline)) void kiln_mma_rows(
    aks = lda: weights packed in panels, a k step of the panel one contiguous run). */
 static inline __attribute__((always_inline)) void kiln_mma_f32_strided(
     float *restrict c, const float *restrict a, uint32_t ars, uint32_t aks,
-    const float *restrict b, uint32_t ldb, const int M, const int N, const int K) {
+    const float *restrict b, uint32_t ldb, const int M, const int N, const int K,
+    const int zero) {
   const int cb = KILN_VW * KILN_NV, nfull = N / cb * cb, nvec = N / KILN_VW * KILN_VW;
   for (int i = 0; i < M; i += KILN_RB) {
     const int rows = M - i < KILN_RB ? M - i : KILN_RB;
@@ -158,17 +162,17 @@ static inline __attribute__((always_inline)) void kiln_mma_f32_strided(
       for (int l = 0; l < K * KILN_RB; l += 64 / (int)sizeof(float)) __builtin_prefetch(next + l);
     }
     if (rows == KILN_RB) {
-      for (int j = 0; j < nfull; j += cb) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, KILN_RB, KILN_NV, K);
-      for (int j = nfull; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, KILN_RB, 1, K);
+      for (int j = 0; j < nfull; j += cb) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, KILN_RB, KILN_NV, K, zero);
+      for (int j = nfull; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, KILN_RB, 1, K, zero);
     } else {
       /* Fewer rows (a matrix-vector product, a tile's last rows): still KILN_NV accumulators
          per row, so the multiply-adds are not one dependent chain per vector. */
-      for (int j = 0; j < nfull; j += cb) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, rows, KILN_NV, K);
-      for (int j = nfull; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, rows, 1, K);
+      for (int j = 0; j < nfull; j += cb) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, rows, KILN_NV, K, zero);
+      for (int j = nfull; j < nvec; j += KILN_VW) kiln_mma_rows(ci + j, N, ai, ars, aks, b + j, ldb, rows, 1, K, zero);
     }
     for (int r = 0; r < rows; ++r)
       for (int j = nvec; j < N; ++j) {
-        float s = ci[r * N + j];
+        float s = zero ? 0.0f : ci[r * N + j];
         for (int k = 0; k < K; ++k) s += ai[(uint32_t)r * ars + (uint32_t)k * aks] * b[(uint32_t)k * ldb + (uint32_t)j];
         ci[r * N + j] = s;
       }
@@ -176,13 +180,13 @@ static inline __attribute__((always_inline)) void kiln_mma_f32_strided(
 }
 static inline __attribute__((always_inline)) void kiln_mma_f32(
     float *restrict c, const float *restrict a, uint32_t lda, const float *restrict b,
-    uint32_t ldb, const int M, const int N, const int K) {
-  kiln_mma_f32_strided(c, a, lda, 1, b, ldb, M, N, K);
+    uint32_t ldb, const int M, const int N, const int K, const int zero) {
+  kiln_mma_f32_strided(c, a, lda, 1, b, ldb, M, N, K, zero);
 }
 static inline __attribute__((always_inline)) void kiln_mma_f32_acm(
     float *restrict c, const float *restrict a, uint32_t lda, const float *restrict b,
-    uint32_t ldb, const int M, const int N, const int K) {
-  kiln_mma_f32_strided(c, a, 1, lda, b, ldb, M, N, K);
+    uint32_t ldb, const int M, const int N, const int K, const int zero) {
+  kiln_mma_f32_strided(c, a, 1, lda, b, ldb, M, N, K, zero);
 }
 
 /* kiln_mma_f32_bt: the same product with b stored transposed, b(k, n) at bt[n * ldb + k] (a
@@ -190,7 +194,7 @@ static inline __attribute__((always_inline)) void kiln_mma_f32_acm(
    blocks of 4 rows x 4 columns (16 vector accumulators), each reduced across its lanes once. */
 static inline __attribute__((always_inline)) void kiln_mma_bt_block(
     float *restrict c, int ldc, const float *restrict a, uint32_t lda, const float *restrict bt,
-    uint32_t ldb, const int rows, const int cols, const int K) {
+    uint32_t ldb, const int rows, const int cols, const int K, const int zero) {
   const int kv = K / KILN_VW * KILN_VW;
   kiln_vf acc[4][4];
   #pragma GCC unroll 4
@@ -213,20 +217,20 @@ static inline __attribute__((always_inline)) void kiln_mma_bt_block(
       float s = 0;
       for (int l = 0; l < KILN_VW; ++l) s += acc[r][q][l];
       for (int k = kv; k < K; ++k) s += a[(uint32_t)r * lda + (uint32_t)k] * bt[(uint32_t)q * ldb + (uint32_t)k];
-      c[r * ldc + q] += s;
+      c[r * ldc + q] = zero ? s : c[r * ldc + q] + s;
     }
 }
 
 static inline __attribute__((always_inline)) void kiln_mma_f32_bt(
     float *restrict c, const float *restrict a, uint32_t lda, const float *restrict bt,
-    uint32_t ldb, const int M, const int N, const int K) {
+    uint32_t ldb, const int M, const int N, const int K, const int zero) {
   for (int i = 0; i < M; i += 4) {
     const int rows = M - i < 4 ? M - i : 4;
     for (int j = 0; j < N; j += 4) {
       const int cols = N - j < 4 ? N - j : 4;
       const float *ai = a + (uint32_t)i * lda, *bj = bt + (uint32_t)j * ldb;
-      if (rows == 4 && cols == 4) kiln_mma_bt_block(c + i * N + j, N, ai, lda, bj, ldb, 4, 4, K);
-      else kiln_mma_bt_block(c + i * N + j, N, ai, lda, bj, ldb, rows, cols, K);
+      if (rows == 4 && cols == 4) kiln_mma_bt_block(c + i * N + j, N, ai, lda, bj, ldb, 4, 4, K, zero);
+      else kiln_mma_bt_block(c + i * N + j, N, ai, lda, bj, ldb, rows, cols, K, zero);
     }
   }
 }

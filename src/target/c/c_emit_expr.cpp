@@ -93,6 +93,10 @@ Result<std::string> Emitter::node(const Expr &e) {
   case ExprKind::Var: {
     const auto *v = e.as<Var>();
     const std::string n = c_name("v_", v->name);
+    if (zero_pending_.count(v->name))
+      pre_.push_back(fmt::format("if ({0}_z) {{ for (uint32_t i = 0; i < {1}u; ++i) {0}.v[i] = "
+                                 "0.0f; {0}_z = 0; }}",
+                                 n, e.value_type().matrix.rows * e.value_type().matrix.cols));
     return per_invocation_.count(v->name) ? n + "[lid]" : n;
   }
   case ExprKind::Binary: {
@@ -269,7 +273,7 @@ Result<std::string> Emitter::node(const Expr &e) {
     const MatrixShape &ma = m->a.value_type().matrix, &mc = e.value_type().matrix;
     const std::string ta = temp(), tb = temp(), r = temp();
     return fmt::format("({{ const {0} {1} = {2}; const {3} {4} = {5}; {6} {7} = {8}; "
-                       "kiln_mma_f32({7}.v, {1}.v, {9}, {4}.v, {10}, {11}, {10}, {9}); {7}; }})",
+                       "kiln_mma_f32({7}.v, {1}.v, {9}, {4}.v, {10}, {11}, {10}, {9}, 0); {7}; }})",
                        value_type(m->a.value_type()), ta, a, value_type(m->b.value_type()), tb,
                        b, value_type(e.value_type()), r, c, ma.cols, mc.cols, mc.rows);
   }

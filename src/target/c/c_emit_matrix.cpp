@@ -52,12 +52,17 @@ Result<bool> Emitter::multiply_add_in_place(const Assign &a) {
   }
   KILN_TRY(note_matrix(mma->a.value_type()));
   KILN_TRY(note_matrix(mma->b.value_type()));
-  KILN_ASSIGN(std::string c, expr(a.var));
+  const bool pending = zero_pending_.count(acc->name) > 0;
+  std::string c = c_name("v_", acc->name); // not expr() when pending: that would fill it
+  if (!pending) {
+    KILN_ASSIGN(c, expr(a.var));
+  }
   flush_pre();
   const MatrixShape &ma = mma->a.value_type().matrix, &mc = a.var.value_type().matrix;
-  line(fmt::format("kiln_mma_f32{}({}.v, {}, {}, {}, {}, {}, {}, {});",
-                   transposed ? "_bt" : a_col_major ? "_acm" : "",
-                   c, pa.first, pa.second, pb.first, pb.second, mc.rows, mc.cols, ma.cols));
+  line(fmt::format("kiln_mma_f32{}({}.v, {}, {}, {}, {}, {}, {}, {}, {});",
+                   transposed ? "_bt" : a_col_major ? "_acm" : "", c, pa.first, pa.second,
+                   pb.first, pb.second, mc.rows, mc.cols, ma.cols, pending ? c + "_z" : "0"));
+  if (pending) line(fmt::format("{}_z = 0;", c));
   return true;
 }
 

@@ -248,12 +248,28 @@ Status Emitter::stmt(const Stmt &s) {
   case StmtKind::DeclareVar: {
     const auto *d = s.as<DeclareVar>();
     const auto *v = d->var.as<Var>();
+    if (const auto *f = d->init.as<MatrixFill>(); f && !per_invocation_.count(v->name)) {
+      const auto *zero = f->value.as<FloatImm>();
+      if (zero && zero->value == 0 && !std::signbit(zero->value) &&
+          d->var.value_type().elem == ScalarType::f32) {
+        // An accumulator starting at zero is not filled: its first multiply-add writes it
+        // (kiln_mma_*'s `zero`), and any other first use fills it then (pending_zero).
+        KILN_TRY(note_matrix(d->var.value_type()));
+        per_invocation_.erase(v->name);
+        values_.insert(v->name);
+        const std::string name = c_name("v_", v->name);
+        line(fmt::format("{} {}; int {}_z = 1;", value_type(d->var.value_type()), name, name));
+        zero_pending_.insert(v->name);
+        return Status::ok();
+      }
+    }
     begin_statement({&d->init});
     KILN_ASSIGN(std::string val, expr(d->init));
     flush_pre();
     // Shadows a privatised variable of the same name for the rest of this block; the
     // emitter's blocks are C blocks, so C scoping matches.
     per_invocation_.erase(v->name);
+    zero_pending_.erase(v->name);
     values_.insert(v->name); // mutable: assumed to carry data (its arithmetic wraps)
     line(fmt::format("{} {} = {};", value_type(d->var.value_type()), c_name("v_", v->name),
                      val));
@@ -268,6 +284,12 @@ Status Emitter::stmt(const Stmt &s) {
     begin_statement({&a->value});
     KILN_ASSIGN(std::string val, expr(a->value));
     flush_pre();
+    const std::string &name = a->var.as<Var>()->name;
+    if (zero_pending_.count(name)) { // written whole: no longer to be filled
+      const std::string target = c_name("v_", name);
+      line(fmt::format("{} = {}; {}_z = 0;", target, val, target));
+      return Status::ok();
+    }
     KILN_ASSIGN(std::string target, expr(a->var));
     line(fmt::format("{} = {};", target, val));
     return Status::ok();

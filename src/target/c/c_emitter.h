@@ -61,6 +61,9 @@ private:
   std::map<std::string, std::string> opaque_constants_; // declaration ("T {} = v") -> name
   size_t consts_at_ = 0;
   std::string opaque_constant(ScalarType t, double v);
+  // Matrix accumulators declared as zero and not yet filled (v_NAME_z is 1 until the first
+  // multiply-add wrote them); any other read fills them first.
+  std::set<std::string> zero_pending_;
   std::set<std::string> matrix_types_;            // C names of the matrix types used
   std::map<std::string, uint32_t> matrix_elems_; // and their element counts
 
