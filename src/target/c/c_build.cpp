@@ -143,6 +143,45 @@ static inline __attribute__((always_inline)) void kiln_mma_rows(
     for (int v = 0; v < nv; ++v) *(kiln_vf *)&c[r * ldc + v * KILN_VW] = acc[r][v];
 }
 
+/* Thin products (fewer than KILN_NV vectors of columns, e.g. a Winograd point's 16 tiles):
+   8 rows per block, so 8 x nv independent accumulators instead of 4 x nv (four chains of
+   multiply-adds leave half of the FMA pipes idle on their latency). */
+#define KILN_RB_THIN 8
+#if defined(__AVX512F__)
+#define KILN_THIN_ACC 24
+#else
+#define KILN_THIN_ACC 8
+#endif
+static inline __attribute__((always_inline)) void kiln_mma_rows_thin(
+    float *restrict c, int ldc, const float *restrict a, uint32_t ars, uint32_t aks,
+    const float *restrict b, uint32_t ldb, const int rows, const int nv, const int K,
+    const int zero) {
+  kiln_vf acc[KILN_RB_THIN][3];
+  #pragma GCC unroll 8
+  for (int r = 0; r < rows; ++r)
+    #pragma GCC unroll 3
+    for (int v = 0; v < nv; ++v)
+      acc[r][v] = zero ? (kiln_vf){0} : *(const kiln_vf *)&c[r * ldc + v * KILN_VW];
+  for (int k = 0; k < K; ++k) {
+    kiln_vf bv[3];
+    #pragma GCC unroll 3
+    for (int v = 0; v < nv; ++v) {
+      bv[v] = *(const kiln_vf *)&b[(uint32_t)k * ldb + v * KILN_VW];
+      KILN_IN_REGISTER(bv[v]);
+    }
+    #pragma GCC unroll 8
+    for (int r = 0; r < rows; ++r) {
+      const float ar = a[(uint32_t)r * ars + (uint32_t)k * aks];
+      #pragma GCC unroll 3
+      for (int v = 0; v < nv; ++v) acc[r][v] += ar * bv[v];
+    }
+  }
+  #pragma GCC unroll 8
+  for (int r = 0; r < rows; ++r)
+    #pragma GCC unroll 3
+    for (int v = 0; v < nv; ++v) *(kiln_vf *)&c[r * ldc + v * KILN_VW] = acc[r][v];
+}
+
 /* a(r, k) at a[r * ars + k * aks]: row-major A (ars = lda, aks = 1) or column-major A (ars = 1,
    aks = lda: weights packed in panels, a k step of the panel one contiguous run). */
 static inline __attribute__((always_inline)) void kiln_mma_f32_strided(
@@ -150,6 +189,21 @@ static inline __attribute__((always_inline)) void kiln_mma_f32_strided(
     const float *restrict b, uint32_t ldb, const int M, const int N, const int K,
     const int zero) {
   const int cb = KILN_VW * KILN_NV, nfull = N / cb * cb, nvec = N / KILN_VW * KILN_VW;
+  const int thin = nvec / KILN_VW;
+  if (nfull == 0 && nvec == N && thin >= 1 && thin <= 3 &&
+      thin * KILN_RB_THIN <= KILN_THIN_ACC && M % KILN_RB_THIN == 0) {
+    for (int i = 0; i < M; i += KILN_RB_THIN) {
+      if (ars == 1 && aks == (uint32_t)M) { /* packed A: prefetch as below */
+        const float *next = a + (uint32_t)K * aks + (uint32_t)i * (uint32_t)K;
+        for (int l = 0; l < K * KILN_RB_THIN; l += 64 / (int)sizeof(float)) __builtin_prefetch(next + l);
+      }
+      const float *ai = a + (uint32_t)i * ars;
+      if (thin == 1) kiln_mma_rows_thin(c + i * N, N, ai, ars, aks, b, ldb, KILN_RB_THIN, 1, K, zero);
+      else if (thin == 2) kiln_mma_rows_thin(c + i * N, N, ai, ars, aks, b, ldb, KILN_RB_THIN, 2, K, zero);
+      else kiln_mma_rows_thin(c + i * N, N, ai, ars, aks, b, ldb, KILN_RB_THIN, 3, K, zero);
+    }
+    return;
+  }
   for (int i = 0; i < M; i += KILN_RB) {
     const int rows = M - i < KILN_RB ? M - i : KILN_RB;
     const float *ai = a + (uint32_t)i * ars;
