@@ -169,12 +169,15 @@ Result<Stmt> matrix_body(GridKernel &g, const ContractionDef &d, const TileConfi
       b_direct = matrix_load(tb, d.b, d.b_at(l.z, coords_of(k0, d.kdims), l.n0).index,
                              i32(*b_ld),
                              b_transposed ? MatrixLayout::col_major : MatrixLayout::row_major);
-      // Row-major B is read whole even in the last tile of N: the columns past N read at most
-      // tn - 1 elements past the operand's last one, within the binding's readable tail on
-      // the C backend (KILN_CPU_BINDING_TAIL; this strategy is the C backend's), and only
+      // Row-major B is read whole even in the last tile of N: its columns past N read
+      // tn - N % tn elements past the operand's last one, within the binding's readable tail
+      // on the C backend (KILN_CPU_BINDING_TAIL; this strategy is the C backend's), and only
       // feed accumulator columns the epilogue never stores. Staging that tile cost a third of
-      // a 7x7 convolution's time (N = 63 in one tile: every step staged).
-      const bool overread = !b_transposed && (t.tn - 1) * storage_bytes(d.b.elem) <= KILN_CPU_BINDING_TAIL;
+      // a 7x7 convolution's time (N = 63 in one tile: every step staged); bounding the
+      // overread by tn - 1 instead staged every step of the one-tile shapes (N = 196 as 208
+      // columns, 169 as 176).
+      const int64_t past = d.N % t.tn == 0 ? 0 : t.tn - d.N % t.tn;
+      const bool overread = !b_transposed && past * storage_bytes(d.b.elem) <= KILN_CPU_BINDING_TAIL;
       b_in = overread ? k_inside : both(inside(l.n0, d.N, t.tn), k_inside);
     }
     // The step with A (B) direct or staged; `when` guards the direct variants.
