@@ -113,12 +113,23 @@ KILN_FLOAT(float, f32, float, f) KILN_FLOAT(double, f64, double, ) KILN_FLOAT(_F
 #define KILN_IN_REGISTER(x) __asm__("" : "+v"(x))
 typedef float kiln_vf __attribute__((vector_size(KILN_VW * 4), aligned(4)));
 
+/* Thin products (fewer than KILN_NV vectors of columns, e.g. a Winograd point's 16 tiles) take
+   blocks of KILN_RB_THIN rows, 8 x nv independent accumulators instead of 4 x nv (four chains
+   of multiply-adds leave half of the FMA pipes idle on their latency). */
+#define KILN_RB_THIN 8
+#if defined(__AVX512F__)
+#define KILN_THIN_ACC 24
+#else
+#define KILN_THIN_ACC 8
+#endif
+/* c[rows x nv vectors] (+)= a * b over K, the accumulators in registers (rows, nv and K are
+   constants at every full-block call, so the loops unroll completely). */
 static inline __attribute__((always_inline)) void kiln_mma_rows(
     float *restrict c, int ldc, const float *restrict a, uint32_t ars, uint32_t aks,
     const float *restrict b, uint32_t ldb, const int rows, const int nv, const int K,
     const int zero) {
-  kiln_vf acc[KILN_RB][KILN_NV];
-  #pragma GCC unroll 4
+  kiln_vf acc[KILN_RB_THIN][KILN_NV];
+  #pragma GCC unroll 8
   for (int r = 0; r < rows; ++r)
     #pragma GCC unroll 4
     for (int v = 0; v < nv; ++v)
@@ -130,55 +141,16 @@ static inline __attribute__((always_inline)) void kiln_mma_rows(
       bv[v] = *(const kiln_vf *)&b[(uint32_t)k * ldb + v * KILN_VW];
       KILN_IN_REGISTER(bv[v]);
     }
-    #pragma GCC unroll 4
+    #pragma GCC unroll 8
     for (int r = 0; r < rows; ++r) {
       const float ar = a[(uint32_t)r * ars + (uint32_t)k * aks];
       #pragma GCC unroll 4
       for (int v = 0; v < nv; ++v) acc[r][v] += ar * bv[v];
     }
   }
-  #pragma GCC unroll 4
+  #pragma GCC unroll 8
   for (int r = 0; r < rows; ++r)
     #pragma GCC unroll 4
-    for (int v = 0; v < nv; ++v) *(kiln_vf *)&c[r * ldc + v * KILN_VW] = acc[r][v];
-}
-
-/* Thin products (fewer than KILN_NV vectors of columns, e.g. a Winograd point's 16 tiles):
-   8 rows per block, so 8 x nv independent accumulators instead of 4 x nv (four chains of
-   multiply-adds leave half of the FMA pipes idle on their latency). */
-#define KILN_RB_THIN 8
-#if defined(__AVX512F__)
-#define KILN_THIN_ACC 24
-#else
-#define KILN_THIN_ACC 8
-#endif
-static inline __attribute__((always_inline)) void kiln_mma_rows_thin(
-    float *restrict c, int ldc, const float *restrict a, uint32_t ars, uint32_t aks,
-    const float *restrict b, uint32_t ldb, const int rows, const int nv, const int K,
-    const int zero) {
-  kiln_vf acc[KILN_RB_THIN][3];
-  #pragma GCC unroll 8
-  for (int r = 0; r < rows; ++r)
-    #pragma GCC unroll 3
-    for (int v = 0; v < nv; ++v)
-      acc[r][v] = zero ? (kiln_vf){0} : *(const kiln_vf *)&c[r * ldc + v * KILN_VW];
-  for (int k = 0; k < K; ++k) {
-    kiln_vf bv[3];
-    #pragma GCC unroll 3
-    for (int v = 0; v < nv; ++v) {
-      bv[v] = *(const kiln_vf *)&b[(uint32_t)k * ldb + v * KILN_VW];
-      KILN_IN_REGISTER(bv[v]);
-    }
-    #pragma GCC unroll 8
-    for (int r = 0; r < rows; ++r) {
-      const float ar = a[(uint32_t)r * ars + (uint32_t)k * aks];
-      #pragma GCC unroll 3
-      for (int v = 0; v < nv; ++v) acc[r][v] += ar * bv[v];
-    }
-  }
-  #pragma GCC unroll 8
-  for (int r = 0; r < rows; ++r)
-    #pragma GCC unroll 3
     for (int v = 0; v < nv; ++v) *(kiln_vf *)&c[r * ldc + v * KILN_VW] = acc[r][v];
 }
 
@@ -198,9 +170,9 @@ static inline __attribute__((always_inline)) void kiln_mma_f32_strided(
         for (int l = 0; l < K * KILN_RB_THIN; l += 64 / (int)sizeof(float)) __builtin_prefetch(next + l);
       }
       const float *ai = a + (uint32_t)i * ars;
-      if (thin == 1) kiln_mma_rows_thin(c + i * N, N, ai, ars, aks, b, ldb, KILN_RB_THIN, 1, K, zero);
-      else if (thin == 2) kiln_mma_rows_thin(c + i * N, N, ai, ars, aks, b, ldb, KILN_RB_THIN, 2, K, zero);
-      else kiln_mma_rows_thin(c + i * N, N, ai, ars, aks, b, ldb, KILN_RB_THIN, 3, K, zero);
+      if (thin == 1) kiln_mma_rows(c + i * N, N, ai, ars, aks, b, ldb, KILN_RB_THIN, 1, K, zero);
+      else if (thin == 2) kiln_mma_rows(c + i * N, N, ai, ars, aks, b, ldb, KILN_RB_THIN, 2, K, zero);
+      else kiln_mma_rows(c + i * N, N, ai, ars, aks, b, ldb, KILN_RB_THIN, 3, K, zero);
     }
     return;
   }
