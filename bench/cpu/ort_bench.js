@@ -3,6 +3,8 @@
 //   node ort_bench.js MODEL.onnx THREADS WARMUP ITERS NAME=FILE.npy ... [--save DIR]
 // Prints one line: "ort MODEL median_ms=M min_ms=M iters=N threads=T". --save DIR also writes
 // each output of the last call as DIR/NAME.npy (float32, int64, int32, uint8, int8 outputs).
+// ORT_PROFILE=PREFIX writes ORT's per-node profile (PREFIX_<date>.json; the timed calls are
+// then slower by the profiler's overhead, so not for ratios).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -60,7 +62,10 @@ async function main() {
   }
   const session = await ort.InferenceSession.create(model, {
     executionProviders: ['cpu'], intraOpNumThreads: Number(threads), interOpNumThreads: 1,
-    graphOptimizationLevel: process.env.ORT_OPT_LEVEL || 'all', logSeverityLevel: 3});
+    graphOptimizationLevel: process.env.ORT_OPT_LEVEL || 'all', logSeverityLevel: 3,
+    // ORT_PROFILE=PREFIX: ORT's own per-node timings of every call, written as PREFIX*.json
+    // (for comparing layer by layer with kiln_bench --profile).
+    ...(process.env.ORT_PROFILE ? {enableProfiling: true, profileFilePrefix: process.env.ORT_PROFILE} : {})});
   for (let i = 0; i < Number(warmup); ++i) await session.run(feeds);
   const times = [];
   let outs = null;
@@ -69,6 +74,7 @@ async function main() {
     outs = await session.run(feeds);
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
+  if (process.env.ORT_PROFILE) session.endProfiling();
   times.sort((a, b) => a - b);
   if (save && outs) for (const [name, t] of Object.entries(outs)) writeNpy(path.join(save, `${name}.npy`), t);
   console.log(`ort ${path.basename(model)} median_ms=${times[times.length >> 1].toFixed(3)} ` +
