@@ -80,8 +80,8 @@ bool nan_guard_is_redundant(const Select &s) {
 }
 
 std::string Emitter::opaque_constant(ScalarType t, double v) {
-  const std::string decl = fmt::format("{} {{}} = {}", c_type(t), float_literal(t, v));
-  auto [it, added] = opaque_constants_.try_emplace(decl, "");
+  auto [it, added] =
+      opaque_constants_.try_emplace({std::string(c_type(t)), float_literal(t, v)}, "");
   if (added) it->second = fmt::format("kiln_k{}", opaque_constants_.size() - 1);
   return it->second;
 }

@@ -66,9 +66,9 @@ Result<std::string> Emitter::run() {
     used_->max_workgroup_invocations = wg_;
   }
   std::string consts;
-  for (const auto &[decl, name] : opaque_constants_)
-    consts += fmt::format("  {}; __asm__(\"\" : \"+v\"({}));\n",
-                          fmt::format(fmt::runtime(decl), name), name);
+  for (const auto &[value, name] : opaque_constants_)
+    consts += fmt::format("  {} {} = {}; __asm__(\"\" : \"+v\"({}));\n", value.first, name,
+                          value.second, name);
   out_.insert(consts_at_, consts);
   // The matrix types the kernel uses, defined once per translation unit.
   std::string types;
@@ -253,9 +253,8 @@ Status Emitter::stmt(const Stmt &s) {
       if (zero && zero->value == 0 && !std::signbit(zero->value) &&
           d->var.value_type().elem == ScalarType::f32) {
         // An accumulator starting at zero is not filled: its first multiply-add writes it
-        // (kiln_mma_*'s `zero`), and any other first use fills it then (pending_zero).
+        // (kiln_mma_*'s `zero`), and any other first use fills it then (zero_pending_).
         KILN_TRY(note_matrix(d->var.value_type()));
-        per_invocation_.erase(v->name);
         values_.insert(v->name);
         const std::string name = c_name("v_", v->name);
         line(fmt::format("{} {}; int {}_z = 1;", value_type(d->var.value_type()), name, name));

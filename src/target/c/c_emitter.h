@@ -58,7 +58,7 @@ private:
   // of a clamp into data-dependent branches in scalar loop remainders (a 2.5x slower
   // depthwise kernel on mobilenet_v2, where the mispredictions dominated); as an opaque
   // register it emits maxss / blends. Declared at the top of the kernel (at consts_at_).
-  std::map<std::string, std::string> opaque_constants_; // declaration ("T {} = v") -> name
+  std::map<std::pair<std::string, std::string>, std::string> opaque_constants_; // (C type, literal) -> name
   size_t consts_at_ = 0;
   std::string opaque_constant(ScalarType t, double v);
   // Matrix accumulators declared as zero and not yet filled (v_NAME_z is 1 until the first
