@@ -42,7 +42,7 @@ check: test
 # Sanitizer builds (RelWithDebInfo at -O2 -g1). test-asan: every ctest
 # test built with -fsanitize=address,undefined in build-asan, leaks included; third-party leaks
 # are suppressed by library in tests/sanitizers/lsan.supp. test-tsan: the concurrency tests'
-# null-driver and cpu-ref cases built with -fsanitize=thread in build-tsan.
+# null-driver, cpu-ref and cpu thread-pool cases built with -fsanitize=thread in build-tsan.
 SAN_CONFIG = -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1" \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1"
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:check_initialization_order=1:detect_stack_use_after_return=1 \
@@ -58,7 +58,7 @@ test-tsan: deps
 	cmake -S . -B build-tsan $(SAN_CONFIG) -DKILN_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS) --target kiln_concurrency_tests
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/bin/kiln_concurrency_tests \
-	  --gtest_filter='ConcurrencyNull.*:ConcurrencyCpuRef.*'
+	  --gtest_filter='ConcurrencyNull.*:ConcurrencyCpuRef.*:ConcurrencyCpuPool.*'
 
 clean:
 	rm -rf $(BUILD)

@@ -5,13 +5,17 @@
 // inputs, so a call that returns another call's results is caught, and output buffers are
 // poisoned before every call, so a call that leaves them unwritten is caught too.
 //
-// The ConcurrencyNull and ConcurrencyCpuRef suites also run under ThreadSanitizer
-// (make test-tsan).
+// The cpu driver's thread pool: every item of every dispatch runs exactly once, whatever the
+// grid, chunk and thread count (slices, stealing, late workers).
+//
+// The ConcurrencyNull, ConcurrencyCpuRef and ConcurrencyCpuPool suites also run under
+// ThreadSanitizer (make test-tsan).
 #include "compiler/compiler.h"
 #include "exec/executor.h"
 #include "frontend/onnx/importer.h"
 #include "ir/builder.h"
 #include "ops/ops.h"
+#include "runtime/cpu/cpu_pool.h"
 #include "test_module.h"
 
 #include "kiln/kiln.h"
@@ -261,6 +265,31 @@ void two_modules_on(const char *uri) {
     return s % 2 ? run_once(mod_b.m, sets_b[s], error) : run_once(mod_a.m, sets_a[s], error);
   });
   d.expect_no_validation_messages();
+}
+
+TEST(ConcurrencyCpuPool, EveryItemOnce) {
+  struct Grid {
+    std::vector<std::atomic<int>> hits;
+    std::atomic<int> bad{0};
+  };
+  for (unsigned threads : {1u, 2u, 3u, 4u}) {
+    rt::cpu::Pool pool(threads);
+    for (uint32_t n = 1; n <= 70; ++n) {
+      for (uint32_t chunk : {1u, 3u, 64u}) {
+        Grid g;
+        g.hits = std::vector<std::atomic<int>>(n);
+        pool.run(n, chunk, [](void *ctx, uint32_t b, uint32_t e) {
+          auto *grid = static_cast<Grid *>(ctx);
+          if (b >= e || e > grid->hits.size()) grid->bad.fetch_add(1);
+          for (uint32_t i = b; i < e && i < grid->hits.size(); ++i) grid->hits[i].fetch_add(1);
+        }, &g);
+        EXPECT_EQ(g.bad.load(), 0) << threads << " threads, n " << n << ", chunk " << chunk;
+        for (uint32_t i = 0; i < n; ++i)
+          ASSERT_EQ(g.hits[i].load(), 1)
+              << "item " << i << " of " << n << ", chunk " << chunk << ", " << threads << " threads";
+      }
+    }
+  }
 }
 
 TEST(ConcurrencyNull, OneModuleEightThreads) { one_module_on("null"); }
